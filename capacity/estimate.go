@@ -1,0 +1,44 @@
+package capacity
+
+import "github.com/kvlint/kvlint/deploy"
+
+// Estimate is what kvlint knows about one server's KV-cache pool: the numbers
+// the engine will compute at startup, each with the inputs it came from.
+// A nil pointer means "unknown"; Missing says what the user could declare to
+// make it known.
+type Estimate struct {
+	Engine   deploy.Engine `json:"engine"`
+	Model    string        `json:"model"` // as resolved (catalog id or local path); "" if unknown
+	GPU      string        `json:"gpu"`   // catalog name; "" if unknown
+	GPUCount int           `json:"gpu_count"`
+	TP       int           `json:"tp"`
+	DP       int           `json:"dp"`
+	PP       int           `json:"pp"`
+	KVDtype  string        `json:"kv_dtype"` // the torch dtype the pool stores: bfloat16, float16, fp8_e4m3, …
+
+	PageSize           int      `json:"page_size"`
+	MemFractionStatic  *float64 `json:"mem_fraction_static"`
+	GPUMemoryBytes     *int64   `json:"gpu_memory_bytes"`
+	WeightsBytesPerGPU *int64   `json:"weights_bytes_per_gpu"`
+	// KVBudgetBytes is the memory per GPU left for the pool; ≤ 0 means the
+	// weights leave nothing and the server fails at startup.
+	KVBudgetBytes     *int64 `json:"kv_budget_bytes"`
+	CellBytesPerToken *int64 `json:"cell_bytes_per_token"`
+	// PoolTokens is max_total_num_tokens per scheduler (per DP/attention-DP rank).
+	PoolTokens *int64 `json:"pool_tokens"`
+	// PoolUpperBound is the explicit --max-total-tokens: the pool is never
+	// larger, whatever the model and GPU, so it bounds the pool even when
+	// PoolTokens is unknown.
+	PoolUpperBound *int64 `json:"pool_upper_bound"`
+	ContextLength  *int64 `json:"context_length"`
+	// ContextSource is "flag" (--context-length), "model" (derived from the
+	// model config as the engine derives it) or "" when unknown.
+	ContextSource       string `json:"context_source"`
+	MaxRequestTokens    *int64 `json:"max_request_tokens"`    // min(context-1, pool-1)
+	FullContextRequests *int64 `json:"full_context_requests"` // pool / context, floored
+	MaxRunningRequests  *int64 `json:"max_running_requests"`  // explicit flag only
+
+	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
+	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …
+	Derivation  []string `json:"derivation"`  // the steps, human-readable, in order
+}
