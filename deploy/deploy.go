@@ -116,6 +116,10 @@ type Server struct {
 	// Positionals are the words that are not options (vLLM's model, for one).
 	Positionals []Value     `json:"positionals,omitempty"`
 	FlagIssues  []FlagIssue `json:"flag_issues,omitempty"`
+	// Opaque are argv words that could not be resolved where an option could
+	// stand ("$EXTRA_ARGS"): they may hold any flags, so a flag missing from
+	// Args is not proof that it is unset.
+	Opaque []Value `json:"opaque,omitempty"`
 
 	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
 	GPU      Value  `json:"gpu"`       // product name, from node labels or --gpu
