@@ -1,0 +1,111 @@
+// Package config reads .kvlint.yaml, the per-repository settings of kvlint.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// FileName is the name kvlint looks for in the working directory and its parents.
+const FileName = ".kvlint.yaml"
+
+// Config is the content of .kvlint.yaml. Zero values mean "not set", so
+// command-line flags can override only what they name.
+type Config struct {
+	// Tenancy is "multi" (the default: requests from tenants that must not see
+	// each other share servers) or "single".
+	Tenancy deploy.Tenancy `yaml:"tenancy"`
+	// ExpectedConcurrency is how many requests of full context length the
+	// deployment must serve at once, when --max-running-requests doesn't say.
+	ExpectedConcurrency int `yaml:"expected_concurrency"`
+	// GPU names the GPU every server runs on when its manifests don't say.
+	GPU string `yaml:"gpu"`
+	// FailOn is the lowest severity that makes `kvlint check` exit 1.
+	FailOn string `yaml:"fail_on"`
+	// Exclude holds gitignore-style patterns of paths not to check.
+	Exclude []string `yaml:"exclude"`
+	// Models maps a model name as written in a launch command (a local path
+	// such as /models/llama, or an unknown id) to either a path of a HF
+	// config.json (or its directory), relative to this file, or the id of a
+	// model in kvlint's catalog.
+	Models map[string]string `yaml:"models"`
+
+	// Path is where the file was read from ("" when none was found); Dir is
+	// its directory, against which relative paths in it resolve.
+	Path string `yaml:"-"`
+	Dir  string `yaml:"-"`
+}
+
+// Find looks for .kvlint.yaml in dir and its parents and loads the first one.
+// No file is not an error: it returns an empty Config.
+func Find(dir string) (*Config, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p := filepath.Join(abs, FileName)
+		if _, err := os.Stat(p); err == nil {
+			return Load(p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return &Config{}, nil
+		}
+		abs = parent
+	}
+}
+
+// Load reads one configuration file. Unknown keys are errors, so a typo
+// (`tennancy:`) is not silently ignored.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.Path = path
+	c.Dir = filepath.Dir(path)
+	return c, nil
+}
+
+// Parse decodes configuration text; name is used in error messages.
+func Parse(name string, data []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
+}
+
+func (c *Config) validate() error {
+	switch c.Tenancy {
+	case "", deploy.TenancyMulti, deploy.TenancySingle:
+	default:
+		return fmt.Errorf("tenancy must be %q or %q, not %q", deploy.TenancyMulti, deploy.TenancySingle, c.Tenancy)
+	}
+	if c.ExpectedConcurrency < 0 {
+		return fmt.Errorf("expected_concurrency must not be negative, got %d", c.ExpectedConcurrency)
+	}
+	return nil
+}
