@@ -1,0 +1,235 @@
+package rules
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Settings are the facts about a deployment that no launch command states.
+type Settings struct {
+	Tenancy deploy.Tenancy
+	// ExpectedConcurrency is how many requests one server is expected to run
+	// at once (.kvlint.yaml); 0 means not declared.
+	ExpectedConcurrency int
+}
+
+// Finding is one rule violation, pointed at the text the user must change.
+type Finding struct {
+	Rule     string      `json:"rule"`     // KV101
+	Severity string      `json:"severity"` // info|low|medium|high|critical
+	Title    string      `json:"title"`
+	Message  string      `json:"message"`
+	Span     deploy.Span `json:"span"`
+	Server   int         `json:"server"` // index into the servers given to Evaluate
+}
+
+// Rule describes one policy, from its METADATA.
+type Rule struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Severity    string   `json:"severity"` // the default; a finding may raise or lower it
+	Description string   `json:"description"`
+	Remediation string   `json:"remediation"`
+	References  []string `json:"references,omitempty"`
+	Package     string   `json:"package"` // kvlint.rules.<name>
+}
+
+// Engine holds the compiled policies. It is safe for concurrent use, and
+// Evaluate does no compiling: build one Engine per process.
+type Engine struct {
+	rules  []Rule           // sorted by ID
+	byName map[string]*Rule // last package segment → rule
+	query  rego.PreparedEvalQuery
+}
+
+// denyQuery collects every rule's deny set in one evaluation; pkg binds the
+// rule package's name.
+const denyQuery = "data.kvlint.rules[pkg].deny[finding]"
+
+// forbiddenBuiltins may not appear in any policy: kvlint never reaches the
+// network or reads its own runtime (DESIGN.md, Rules).
+var forbiddenBuiltins = []string{"http.send", "opa.runtime"}
+
+// New parses and compiles the embedded policies and prepares the query.
+// It fails when a policy breaks the layout conventions (see ruleFromModule).
+func New(ctx context.Context) (*Engine, error) {
+	set, err := parsePolicies(policyFS, "policies")
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{byName: map[string]*Rule{}}
+	ids := map[string]string{}
+	for _, file := range set.ruleFiles() {
+		r, err := ruleFromModule(file, set.modules[file])
+		if err != nil {
+			return nil, fmt.Errorf("rules: %w", err)
+		}
+		if prev, dup := ids[r.ID]; dup {
+			return nil, fmt.Errorf("rules: %s: id %s is already used by %s", file, r.ID, prev)
+		}
+		ids[r.ID] = file
+		e.rules = append(e.rules, r)
+	}
+	slices.SortFunc(e.rules, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
+	for i := range e.rules {
+		e.byName[strings.TrimPrefix(e.rules[i].Package, rulePackagePrefix)] = &e.rules[i]
+	}
+
+	compiler := newCompiler()
+	if compiler.Compile(set.modules); compiler.Failed() {
+		return nil, fmt.Errorf("rules: compiling policies: %w", compiler.Errors)
+	}
+	e.query, err = rego.New(
+		rego.Query(denyQuery),
+		rego.Compiler(compiler),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rules: preparing the query: %w", err)
+	}
+	return e, nil
+}
+
+// newCompiler is the compiler every policy runs under, in the engine and in
+// the Rego tests: Rego v1, strict, and without builtins that reach outside
+// (http.send, net.*, opa.runtime).
+func newCompiler() *ast.Compiler {
+	return ast.NewCompiler().
+		WithCapabilities(restrictedCapabilities()).
+		WithStrict(true).
+		WithDefaultRegoVersion(ast.RegoV1)
+}
+
+func restrictedCapabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	caps.Builtins = slices.DeleteFunc(slices.Clone(caps.Builtins), func(b *ast.Builtin) bool {
+		return strings.HasPrefix(b.Name, "net.") || slices.Contains(forbiddenBuiltins, b.Name)
+	})
+	caps.AllowNet = []string{}
+	return caps
+}
+
+// Rules lists the rules, sorted by ID.
+func (e *Engine) Rules() []Rule { return slices.Clone(e.rules) }
+
+// Rule returns the rule with the given ID.
+func (e *Engine) Rule(id string) (Rule, bool) {
+	i := slices.IndexFunc(e.rules, func(r Rule) bool { return r.ID == id })
+	if i < 0 {
+		return Rule{}, false
+	}
+	return e.rules[i], true
+}
+
+// Evaluate runs every rule over the servers. est[i] is the capacity estimate
+// of servers[i]. Findings come sorted by file, line, column and rule.
+func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]Finding, error) {
+	input, err := buildInput(servers, est, s)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	if err != nil {
+		return nil, fmt.Errorf("rules: evaluating policies: %w", err)
+	}
+	findings := make([]Finding, 0, len(rs))
+	for _, r := range rs {
+		name, _ := r.Bindings["pkg"].(string)
+		rule, ok := e.byName[name]
+		if !ok {
+			return nil, fmt.Errorf("rules: package %s%s returned findings but has no METADATA", rulePackagePrefix, name)
+		}
+		f, err := e.finding(rule, r.Bindings["finding"], servers)
+		if err != nil {
+			return nil, fmt.Errorf("rules: %s (%s): %w", rule.ID, rule.Package, err)
+		}
+		findings = append(findings, f)
+	}
+	sortFindings(findings)
+	return findings, nil
+}
+
+// finding turns one deny object into a Finding, resolving what it points at
+// into a span: "issue" → that flag issue as written, "arg" → the value of
+// that flag, neither (or an absent flag) → the launch command.
+func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding, error) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Finding{}, fmt.Errorf("deny element %v is not an object", raw)
+	}
+	msg, _ := obj["msg"].(string)
+	if strings.TrimSpace(msg) == "" {
+		return Finding{}, fmt.Errorf("deny element %v has no msg", raw)
+	}
+	idx, ok := intField(obj, "server")
+	if !ok || idx < 0 || idx >= len(servers) {
+		return Finding{}, fmt.Errorf("deny element %v: server must be an index below %d", raw, len(servers))
+	}
+	srv := servers[idx]
+	f := Finding{Rule: rule.ID, Severity: rule.Severity, Title: rule.Title, Message: msg, Span: srv.Span, Server: idx}
+
+	if sevText, present := obj["severity"]; present {
+		s, _ := sevText.(string)
+		sev, err := ParseSeverity(s)
+		if err != nil {
+			return Finding{}, fmt.Errorf("deny element %v: %w", raw, err)
+		}
+		f.Severity = sev.String()
+	}
+
+	if _, present := obj["issue"]; present {
+		k, ok := intField(obj, "issue")
+		if !ok || k < 0 || k >= len(srv.FlagIssues) {
+			return Finding{}, fmt.Errorf("deny element %v: issue must be an index below %d", raw, len(srv.FlagIssues))
+		}
+		if span := srv.FlagIssues[k].Span; !span.IsZero() {
+			f.Span = span
+		}
+		return f, nil
+	}
+	if arg, _ := obj["arg"].(string); arg != "" {
+		if v, ok := srv.Args[arg]; ok && !v.Span.IsZero() {
+			f.Span = v.Span
+		}
+	}
+	return f, nil
+}
+
+// intField reads an integral number from a result object (numbers arrive as
+// json.Number).
+func intField(obj map[string]any, key string) (int, bool) {
+	n, ok := obj[key].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return 0, false
+	}
+	return int(i), true
+}
+
+// sortFindings orders findings by position, then rule, then server and
+// message, so equal inputs always print in the same order.
+func sortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(a.Span.File, b.Span.File),
+			cmp.Compare(a.Span.Line, b.Span.Line),
+			cmp.Compare(a.Span.Col, b.Span.Col),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Server, b.Server),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}

@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// policyFS holds the built-in policies: policies/<area>/<name>.rego, each
+// beside its <name>_test.rego, and the shared library under policies/lib.
+//
+//go:embed policies
+var policyFS embed.FS
+
+// rulePackagePrefix is where every rule lives: package kvlint.rules.<name>.
+const rulePackagePrefix = "kvlint.rules."
+
+// libDir holds helper packages that are not rules.
+const libDir = "policies/lib"
+
+var ruleIDPattern = regexp.MustCompile(`^KV[0-9]{3}$`)
+
+// policySet is the parsed policy tree: modules keyed by path.
+type policySet struct {
+	modules map[string]*ast.Module // rules and library, what the engine compiles
+	tests   map[string]*ast.Module // *_test.rego, only for the Rego test run
+}
+
+// parsePolicies parses every .rego file under root in fsys as Rego v1 with
+// METADATA processing.
+func parsePolicies(fsys fs.FS, root string) (*policySet, error) {
+	set := &policySet{modules: map[string]*ast.Module{}, tests: map[string]*ast.Module{}}
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		mod, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{
+			ProcessAnnotation: true,
+			RegoVersion:       ast.RegoV1,
+		})
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(p, "_test.rego") {
+			set.tests[p] = mod
+		} else {
+			set.modules[p] = mod
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rules: reading policies: %w", err)
+	}
+	return set, nil
+}
+
+// ruleFiles returns the paths of the rule modules (everything but the
+// library), sorted.
+func (s *policySet) ruleFiles() []string {
+	var paths []string
+	for p := range s.modules {
+		if !strings.HasPrefix(p, libDir+"/") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// ruleFromModule reads a rule's METADATA and checks the layout conventions:
+// the package is kvlint.rules.<file name>, the metadata names an ID, a
+// severity, a title, a description and a remediation, and the module
+// defines deny.
+func ruleFromModule(file string, mod *ast.Module) (Rule, error) {
+	name := strings.TrimSuffix(path.Base(file), ".rego")
+	pkg := strings.TrimPrefix(mod.Package.Path.String(), "data.")
+	if pkg != rulePackagePrefix+name {
+		return Rule{}, fmt.Errorf("%s: package %s, want %s%s (one rule per file, named after it)", file, pkg, rulePackagePrefix, name)
+	}
+	var meta *ast.Annotations
+	for _, a := range mod.Annotations {
+		if a.Scope == "package" {
+			meta = a
+			break
+		}
+	}
+	if meta == nil {
+		return Rule{}, fmt.Errorf("%s: no METADATA block before the package", file)
+	}
+	custom := func(key string) string {
+		s, _ := meta.Custom[key].(string)
+		return strings.TrimSpace(s)
+	}
+	r := Rule{
+		ID:          custom("id"),
+		Title:       strings.TrimSpace(meta.Title),
+		Description: strings.TrimSpace(meta.Description),
+		Remediation: custom("remediation"),
+		Package:     pkg,
+	}
+	sev, err := ParseSeverity(custom("severity"))
+	if err != nil {
+		return Rule{}, fmt.Errorf("%s: METADATA custom.severity: %w", file, err)
+	}
+	r.Severity = sev.String()
+	for _, rr := range meta.RelatedResources {
+		r.References = append(r.References, rr.Ref.String())
+	}
+	switch {
+	case !ruleIDPattern.MatchString(r.ID):
+		return Rule{}, fmt.Errorf("%s: METADATA custom.id %q, want KV followed by three digits", file, r.ID)
+	case r.Title == "":
+		return Rule{}, fmt.Errorf("%s: METADATA has no title", file)
+	case r.Description == "":
+		return Rule{}, fmt.Errorf("%s: METADATA has no description", file)
+	case r.Remediation == "":
+		return Rule{}, fmt.Errorf("%s: METADATA has no custom.remediation", file)
+	}
+	if !definesDeny(mod) {
+		return Rule{}, fmt.Errorf("%s: defines no deny rule", file)
+	}
+	return r, nil
+}
+
+func definesDeny(mod *ast.Module) bool {
+	for _, rule := range mod.Rules {
+		if rule.Head.Name.String() == "deny" || rule.Head.Ref().String() == "deny" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package kvlint.rules.pool_below_context_test
+
+import data.kvlint.rules.pool_below_context
+import data.kvlint.test
+
+test_fires_when_pool_smaller_than_context if {
+	srv := test.server({
+		"args": {"--mem-fraction-static": {"value": "0.5", "known": true}},
+		"capacity": {"pool_tokens": 61440, "mem_fraction_static": 0.5},
+	})
+	findings := pool_below_context.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "KV pool holds 61,440 tokens per scheduler, smaller than the model's 131,072-token context window: a single long request cannot fit; SGLang starts anyway and aborts prompts of 61,434 tokens or more, and silently clips max_new_tokens so prompt plus output stays inside the pool",
+		"server": 0,
+		"arg": "--mem-fraction-static",
+	}}
+}
+
+test_fires_on_max_total_tokens_bound_without_model_or_gpu if {
+	srv := test.server({
+		"args": {
+			"--max-total-tokens": {"value": "32k", "known": true},
+			"--context-length": {"value": "65536", "known": true},
+		},
+		"capacity": object.union(test.unknown_capacity, {
+			"pool_upper_bound": 32000,
+			"context_length": 65536,
+			"context_source": "flag",
+			"missing": ["model", "gpu"],
+		}),
+	})
+	some f in pool_below_context.deny with input as test.input_with([srv])
+	f.arg == "--max-total-tokens"
+	startswith(f.msg, "--max-total-tokens caps the KV pool at 32,000 tokens per scheduler, smaller than the 65,536-token context window set by --context-length")
+	contains(f.msg, "31,994 tokens or more (fewer if the GPU holds less)")
+}
+
+test_fires_with_pd_note_and_opaque_note if {
+	srv := test.server({
+		"role": "prefill",
+		"opaque_args": true,
+		"opaque": ["$EXTRA_ARGS"],
+		"capacity": {"pool_tokens": 100000},
+	})
+	some f in pool_below_context.deny with input as test.input_with([srv])
+	contains(f.msg, "(sglang#30233)")
+	endswith(f.msg, "(the command line also expands $EXTRA_ARGS, which may set flags kvlint cannot see)")
+}
+
+test_fires_pointing_at_context_length_when_nothing_else_given if {
+	srv := test.server({
+		"args": {"--context-length": {"value": "200000", "known": true}},
+		"capacity": {"pool_tokens": 100000, "context_length": 200000, "context_source": "flag"},
+	})
+	some f in pool_below_context.deny with input as test.input_with([srv])
+	f.arg == "--context-length"
+}
+
+test_fires_pointing_at_the_server_when_no_flag_given if {
+	srv := test.server({"capacity": {"pool_tokens": 100000}})
+	some f in pool_below_context.deny with input as test.input_with([srv])
+	f.arg == ""
+}
+
+test_quiet_when_pool_holds_the_context if {
+	count(pool_below_context.deny) == 0 with input as test.input_with([test.server({})])
+}
+
+test_quiet_when_pool_equals_the_context if {
+	srv := test.server({"capacity": {"pool_tokens": 131072}})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_when_context_unknown if {
+	srv := test.server({"capacity": {"pool_tokens": 61440, "context_length": null, "context_source": ""}})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_when_bound_is_above_context_and_pool_unknown if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {
+		"pool_upper_bound": 262144,
+		"context_length": 131072,
+		"context_source": "model",
+	})})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_for_other_engines if {
+	srv := test.server({"engine": "vllm", "capacity": {"pool_tokens": 61440}})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}

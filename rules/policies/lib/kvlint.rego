@@ -1,0 +1,106 @@
+# METADATA
+# title: kvlint rule library
+# description: >-
+#   Helpers shared by the kvlint rules: which servers a rule judges, what is
+#   known about a server's KV pool, which flag a finding should point at, and
+#   number formatting for messages. The input document is described in
+#   rules/INPUT.md.
+package kvlint.lib
+
+# SGLang servers, the ones whose KV pool the KV10x rules judge (the router
+# has no pool; vLLM sizes its cache differently).
+sglang_servers contains s if {
+	some s in input.servers
+	s.engine == "sglang"
+}
+
+# The program a server runs, as a user would name it in a message.
+program(s) := programs[s.engine] if {
+	programs[s.engine]
+} else := s.engine
+
+programs := {
+	"sglang": "sglang.launch_server",
+	"sglang-router": "sglang_router.launch_router",
+	"vllm": "vllm serve",
+}
+
+# first_given(s, flags) is the first of flags that the server's command line
+# sets, or "" (the engine then points at the launch command).
+first_given(s, flags) := given[0] if {
+	given := [f | some f in flags; s.args[f]]
+	count(given) > 0
+} else := ""
+
+# pool_arg is the flag to change for a pool that is too small: an explicit
+# --max-total-tokens caps the pool, else --mem-fraction-static sizes it, else
+# --context-length is the other side of the comparison.
+pool_arg(s) := first_given(s, ["--max-total-tokens", "--mem-fraction-static", "--context-length"])
+
+# memory_arg is the flag to change when the weights crowd out the pool.
+memory_arg(s) := first_given(s, ["--mem-fraction-static", "--tp-size"])
+
+# context_tokens(c) is the context length, when known (from --context-length
+# or the model config).
+context_tokens(c) := c.context_length if is_number(c.context_length)
+
+# pool_limit(c) is what is known about the pool's size per scheduler: the
+# computed pool when model and GPU are known ("exact"), else the explicit
+# --max-total-tokens, which the engine never exceeds
+# (kv_cache_configurator.py _apply_token_constraints: tokens = min(profiled,
+# max_total_tokens)), so it proves "at most".
+pool_limit(c) := {"tokens": c.pool_tokens, "exact": true} if {
+	is_number(c.pool_tokens)
+} else := {"tokens": c.pool_upper_bound, "exact": false} if {
+	is_number(c.pool_upper_bound)
+}
+
+# pool_phrase describes the pool limit for a message.
+pool_phrase(limit) := sprintf("KV pool holds %s tokens per scheduler", [thousands(limit.tokens)]) if {
+	limit.exact
+} else := sprintf("--max-total-tokens caps the KV pool at %s tokens per scheduler", [thousands(limit.tokens)])
+
+# context_phrase describes the context window and where it came from.
+context_phrase(c) := sprintf("the %s-token context window set by --context-length", [thousands(c.context_length)]) if {
+	c.context_source == "flag"
+} else := sprintf("the model's %s-token context window", [thousands(c.context_length)]) if {
+	c.context_source == "model"
+} else := sprintf("the %s-token context window", [thousands(c.context_length)])
+
+# opaque_note warns that words kvlint could not expand may set flags it
+# cannot see (a "$EXTRA_ARGS" on the command line).
+opaque_note(s) := sprintf(" (the command line also expands %s, which may set flags kvlint cannot see)", [concat(" ", s.opaque)]) if {
+	s.opaque_args
+	count(s.opaque) > 0
+} else := " (the command line has words kvlint could not expand, which may set more flags)" if {
+	s.opaque_args
+} else := ""
+
+# thousands(n) renders an integer with comma separators: 131072 → "131,072".
+thousands(n) := concat("", [sign(n), concat(",", groups)]) if {
+	digits := format_int(abs(n), 10)
+	l := count(digits)
+	head := first_group_len(l)
+	rest := [substring(digits, i, 3) |
+		some i in numbers.range(head, l - 1)
+		i >= head
+		i < l
+		(i - head) % 3 == 0
+	]
+	groups := array.concat([substring(digits, 0, head)], rest)
+}
+
+first_group_len(l) := 3 if l % 3 == 0
+else := l % 3
+
+sign(x) := "-" if x < 0
+else := ""
+
+# gib(bytes) renders a byte count in GiB with one decimal: "79.6 GiB".
+gib(bytes) := sprintf("%s GiB", [one_decimal(bytes / 1073741824)])
+
+# one_decimal(x) renders x rounded to one decimal. (sprintf's %.1f needs a
+# float, and Rego hands it an integer when the value is whole.)
+one_decimal(x) := sprintf("%s%d.%d", [sign(x), floor(tenths / 10), tenths % 10]) if {
+	tenths := round(abs(x) * 10)
+}

@@ -1,0 +1,54 @@
+package kvlint.lib_test
+
+import data.kvlint.lib
+import data.kvlint.test
+
+test_thousands if {
+	lib.thousands(0) == "0"
+	lib.thousands(7) == "7"
+	lib.thousands(999) == "999"
+	lib.thousands(1000) == "1,000"
+	lib.thousands(61440) == "61,440"
+	lib.thousands(131072) == "131,072"
+	lib.thousands(1048576) == "1,048,576"
+	lib.thousands(-2048) == "-2,048"
+}
+
+test_one_decimal_and_gib if {
+	lib.one_decimal(0) == "0.0"
+	lib.one_decimal(0.04) == "0.0"
+	lib.one_decimal(2.25) == "2.3"
+	lib.one_decimal(79) == "79.0"
+	lib.one_decimal(-1.5) == "-1.5"
+	lib.gib(85520809984) == "79.6 GiB"
+	lib.gib(-3221225472) == "-3.0 GiB"
+}
+
+test_first_given_prefers_the_earliest_flag if {
+	s := {"args": {"--tp-size": {"value": "2", "known": true}, "--mem-fraction-static": {"value": "0.9", "known": true}}}
+	lib.memory_arg(s) == "--mem-fraction-static"
+	lib.first_given(s, ["--tp-size", "--mem-fraction-static"]) == "--tp-size"
+	lib.first_given(s, ["--page-size"]) == ""
+	lib.pool_arg({"args": {}}) == ""
+}
+
+test_pool_limit_prefers_the_computed_pool if {
+	lib.pool_limit({"pool_tokens": 1000, "pool_upper_bound": 4096}) == {"tokens": 1000, "exact": true}
+	lib.pool_limit({"pool_tokens": null, "pool_upper_bound": 4096}) == {"tokens": 4096, "exact": false}
+	not lib.pool_limit({"pool_tokens": null, "pool_upper_bound": null})
+}
+
+test_sglang_servers_skip_other_engines if {
+	servers := lib.sglang_servers with input as test.input_with([
+		test.server({"index": 0}),
+		test.server({"index": 1, "engine": "sglang-router"}),
+		test.server({"index": 2, "engine": "vllm"}),
+	])
+	{s.index | some s in servers} == {0}
+}
+
+test_program_names if {
+	lib.program({"engine": "vllm"}) == "vllm serve"
+	lib.program({"engine": "sglang"}) == "sglang.launch_server"
+	lib.program({"engine": "other"}) == "other"
+}
