@@ -32,6 +32,7 @@ import (
 //	    "opaque": ["$EXTRA_ARGS"],               // those words, as written
 //	    "model": {"value": "...", "known": true}, // null when not written
 //	    "gpu": {"value": "H100-80GB", "known": true},
+//	    "replicas": 2 | null,                    // pods running this command, when known
 //	    "flag_issues": [{"index": 0, "kind": "unknown", "flag": "--tp-sise",
 //	                     "written": "--tp-sise", "message": "...", "suggestion": "--tp-size"}],
 //	    "capacity": {                            // capacity.Estimate by its JSON names
@@ -113,6 +114,7 @@ func serverInput(index int, srv *deploy.Server, est *capacity.Estimate) (ast.Val
 		[2]*ast.Term{ast.StringTerm("opaque"), ast.ArrayTerm(opaque...)},
 		[2]*ast.Term{ast.StringTerm("model"), optionalValueTerm(srv.Model)},
 		[2]*ast.Term{ast.StringTerm("gpu"), optionalValueTerm(srv.GPU)},
+		[2]*ast.Term{ast.StringTerm("replicas"), replicasTerm(srv.Replicas)},
 		[2]*ast.Term{ast.StringTerm("flag_issues"), ast.ArrayTerm(issues...)},
 		[2]*ast.Term{ast.StringTerm("capacity"), capTerm},
 	), nil
@@ -123,6 +125,19 @@ func valueTerm(v deploy.Value) *ast.Term {
 		[2]*ast.Term{ast.StringTerm("value"), ast.StringTerm(v.Raw)},
 		[2]*ast.Term{ast.StringTerm("known"), ast.BooleanTerm(v.Known)},
 	)
+}
+
+// replicasTerm is the replica count when it is a known positive integer,
+// else null: a placeholder is never read as a number.
+func replicasTerm(v deploy.Value) *ast.Term {
+	if !v.Known {
+		return ast.NullTerm()
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v.Raw))
+	if err != nil || n < 1 {
+		return ast.NullTerm()
+	}
+	return ast.IntNumberTerm(n)
 }
 
 func optionalValueTerm(v deploy.Value) *ast.Term {

@@ -81,4 +81,3 @@ func TestEveryRuleHasTests(t *testing.T) {
 		}
 	}
 }
-

@@ -49,10 +49,23 @@ context_tokens(c) := c.context_length if is_number(c.context_length)
 # --max-total-tokens, which the engine never exceeds
 # (kv_cache_configurator.py _apply_token_constraints: tokens = min(profiled,
 # max_total_tokens)), so it proves "at most".
+# When the weights leave no memory at all the server does not start, and
+# there is no pool to judge (KV103 reports that instead).
 pool_limit(c) := {"tokens": c.pool_tokens, "exact": true} if {
+	not no_kv_memory(c)
 	is_number(c.pool_tokens)
 } else := {"tokens": c.pool_upper_bound, "exact": false} if {
+	not no_kv_memory(c)
 	is_number(c.pool_upper_bound)
+}
+
+# no_kv_memory(c): the weights take all the memory --mem-fraction-static
+# grants, so SGLang raises at startup (kv_cache_configurator.py
+# _profile_available_bytes, "Loaded weights leave no GPU memory for the KV
+# cache").
+no_kv_memory(c) if {
+	is_number(c.kv_budget_bytes)
+	c.kv_budget_bytes <= 0
 }
 
 # pool_phrase describes the pool limit for a message.

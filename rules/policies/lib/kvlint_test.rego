@@ -52,3 +52,9 @@ test_program_names if {
 	lib.program({"engine": "sglang"}) == "sglang.launch_server"
 	lib.program({"engine": "other"}) == "other"
 }
+
+test_pool_limit_undefined_when_weights_leave_no_memory if {
+	not lib.pool_limit({"pool_tokens": 0, "pool_upper_bound": 4096, "kv_budget_bytes": -1})
+	lib.no_kv_memory({"kv_budget_bytes": 0})
+	not lib.no_kv_memory({"kv_budget_bytes": null})
+}

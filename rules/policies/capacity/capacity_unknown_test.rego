@@ -1,0 +1,65 @@
+package kvlint.rules.capacity_unknown_test
+
+import data.kvlint.rules.capacity_unknown
+import data.kvlint.test
+
+test_fires_naming_what_to_declare if {
+	srv := test.server({
+		"args": {"--model-path": {"value": "/models/llama", "known": true}},
+		"model": {"value": "/models/llama", "known": true},
+		"gpu": null,
+		"capacity": test.unknown_capacity,
+	})
+	findings := capacity_unknown.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: the model \"/models/llama\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/llama\": <catalog id or path to its config.json>}); the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)",
+		"server": 0,
+		"arg": "--model-path",
+	}}
+}
+
+test_fires_on_a_template_model_and_an_unknown_gpu_name if {
+	srv := test.server({
+		"model": {"value": "{{ .Values.model }}", "known": false},
+		"gpu": {"value": "B300", "known": true},
+		"capacity": test.unknown_capacity,
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	contains(f.msg, "the model is \"{{ .Values.model }}\", which kvlint could not resolve")
+	contains(f.msg, "the GPU \"B300\" is not in kvlint's catalog")
+}
+
+test_fires_when_a_bound_proves_nothing if {
+	srv := test.server({"gpu": null, "capacity": object.union(test.unknown_capacity, {
+		"pool_upper_bound": 262144,
+		"context_length": 131072,
+		"missing": ["gpu"],
+	})})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	endswith(f.msg, "the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)")
+	f.arg == ""
+}
+
+test_fires_on_other_missing_inputs if {
+	srv := test.server({"model": null, "capacity": object.union(test.unknown_capacity, {"missing": ["model", "kv_dtype"]})})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	contains(f.msg, "no model is named on the command line")
+	endswith(f.msg, "kv_dtype is unknown")
+}
+
+test_quiet_when_the_bound_already_proves_the_pool_too_small if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {
+		"pool_upper_bound": 32000,
+		"context_length": 131072,
+	})})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_when_capacity_is_known if {
+	count(capacity_unknown.deny) == 0 with input as test.input_with([test.server({})])
+}
+
+test_quiet_for_the_router if {
+	srv := test.server({"engine": "sglang-router", "capacity": test.unknown_capacity})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}

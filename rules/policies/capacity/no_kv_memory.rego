@@ -1,0 +1,73 @@
+# METADATA
+# title: Weights leave no memory for the KV pool
+# description: >-
+#   The model weights on each GPU take all of the memory that
+#   --mem-fraction-static grants to weights plus KV cache, so there is nothing
+#   left for the pool. SGLang refuses to start: after loading the weights it
+#   raises ValueError("Loaded weights leave no GPU memory for the KV cache
+#   under --mem-fraction-static=…", mem_cache/kv_cache_configurator.py
+#   _profile_available_bytes). Severity critical: the server never serves; in a
+#   Kubernetes deployment the pod crash-loops after downloading and loading the
+#   whole checkpoint, each time.
+# related_resources:
+#   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/kv_cache_configurator.py
+#     description: the startup check that raises "Loaded weights leave no GPU memory for the KV cache"
+#   - ref: https://github.com/sgl-project/sglang/issues/5372
+#     description: out of memory with a high --mem-fraction-static
+# custom:
+#   id: KV103
+#   severity: critical
+#   remediation: >-
+#     Give the weights fewer bytes per GPU or the pool more: shard the model
+#     over more GPUs (--tp-size, or --pp-size), serve a quantized checkpoint,
+#     or raise --mem-fraction-static (leaving room for activations and CUDA
+#     graphs), or use a GPU with more memory.
+package kvlint.rules.no_kv_memory
+
+import data.kvlint.lib
+
+deny contains finding if {
+	some s in lib.sglang_servers
+	lib.no_kv_memory(s.capacity)
+	finding := {
+		"msg": sprintf("%s: SGLang would not start, it raises ValueError \"Loaded weights leave no GPU memory for the KV cache\" after loading the weights%s%s", [
+			shortfall(s),
+			advice(s.capacity),
+			lib.opaque_note(s),
+		]),
+		"server": s.index,
+		"arg": lib.memory_arg(s),
+	}
+}
+
+# shortfall(s) states the memory arithmetic when every term is known.
+shortfall(s) := sprintf("Weights take %s per GPU, but %s of the %s GPU leaves %s for weights and KV cache together (%s short)", [
+	lib.gib(c.weights_bytes_per_gpu),
+	fraction_phrase(s),
+	lib.gib(c.gpu_memory_bytes),
+	lib.gib(c.gpu_memory_bytes * c.mem_fraction_static),
+	lib.gib(0 - c.kv_budget_bytes),
+]) if {
+	c := s.capacity
+	is_number(c.weights_bytes_per_gpu)
+	is_number(c.gpu_memory_bytes)
+	is_number(c.mem_fraction_static)
+} else := sprintf("The weights leave no memory for the KV pool (%s short)", [lib.gib(0 - s.capacity.kv_budget_bytes)])
+
+fraction_phrase(s) := sprintf("--mem-fraction-static %v", [s.capacity.mem_fraction_static]) if {
+	s.args["--mem-fraction-static"]
+} else := sprintf("the default --mem-fraction-static %v", [s.capacity.mem_fraction_static])
+
+# SGLang's own hint is "raise --mem-fraction-static above 1 - available/pre";
+# before loading, "pre" is about the whole GPU, so weights / GPU memory is the
+# estimate kvlint can make statically.
+advice(c) := sprintf("; --mem-fraction-static would have to exceed about %v, so shard the weights over more GPUs or quantize them", [need]) if {
+	is_number(c.weights_bytes_per_gpu)
+	is_number(c.gpu_memory_bytes)
+	need := ceil(1000 * c.weights_bytes_per_gpu / c.gpu_memory_bytes) / 1000
+	need >= 0.95
+} else := sprintf("; raise --mem-fraction-static above about %v, or shard the weights over more GPUs", [need]) if {
+	is_number(c.weights_bytes_per_gpu)
+	is_number(c.gpu_memory_bytes)
+	need := ceil(1000 * c.weights_bytes_per_gpu / c.gpu_memory_bytes) / 1000
+} else := ""

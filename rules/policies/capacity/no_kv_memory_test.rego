@@ -1,0 +1,58 @@
+package kvlint.rules.no_kv_memory_test
+
+import data.kvlint.rules.no_kv_memory
+import data.kvlint.test
+
+# Llama-3.1-70B in bf16 (~141 GB) on two H100-80GB: ~70.6 GB of weights per GPU.
+seventy_b_on_two := {
+	"tp": 2,
+	"weights_bytes_per_gpu": 70553706496,
+	"gpu_memory_bytes": 85520809984,
+	"mem_fraction_static": 0.8,
+	"kv_budget_bytes": -2137058509,
+	"pool_tokens": null,
+	"cell_bytes_per_token": 163840,
+}
+
+test_fires_when_weights_exceed_the_static_budget if {
+	srv := test.server({
+		"args": {
+			"--tp-size": {"value": "2", "known": true},
+			"--mem-fraction-static": {"value": "0.8", "known": true},
+		},
+		"capacity": seventy_b_on_two,
+	})
+	findings := no_kv_memory.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "Weights take 65.7 GiB per GPU, but --mem-fraction-static 0.8 of the 79.6 GiB GPU leaves 63.7 GiB for weights and KV cache together (2.0 GiB short): SGLang would not start, it raises ValueError \"Loaded weights leave no GPU memory for the KV cache\" after loading the weights; raise --mem-fraction-static above about 0.825, or shard the weights over more GPUs",
+		"server": 0,
+		"arg": "--mem-fraction-static",
+	}}
+}
+
+test_fires_pointing_at_tp_size_with_the_default_fraction if {
+	srv := test.server({
+		"args": {"--tp-size": {"value": "2", "known": true}},
+		"capacity": object.union(seventy_b_on_two, {"weights_bytes_per_gpu": 82000000000, "kv_budget_bytes": -11000000000}),
+	})
+	some f in no_kv_memory.deny with input as test.input_with([srv])
+	f.arg == "--tp-size"
+	contains(f.msg, "the default --mem-fraction-static 0.8")
+	contains(f.msg, "would have to exceed about 0.959, so shard the weights over more GPUs or quantize them")
+}
+
+test_fires_with_only_the_budget_known if {
+	srv := test.server({"capacity": {"kv_budget_bytes": 0, "gpu_memory_bytes": null}})
+	some f in no_kv_memory.deny with input as test.input_with([srv])
+	startswith(f.msg, "The weights leave no memory for the KV pool (0.0 GiB short): SGLang would not start")
+	f.arg == ""
+}
+
+test_quiet_when_the_budget_is_positive if {
+	count(no_kv_memory.deny) == 0 with input as test.input_with([test.server({})])
+}
+
+test_quiet_when_the_budget_is_unknown if {
+	srv := test.server({"capacity": test.unknown_capacity})
+	count(no_kv_memory.deny) == 0 with input as test.input_with([srv])
+}
