@@ -1,0 +1,247 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call handles one simple command: it updates the variables the command sets
+// in this shell, records the command, and walks the script of a sh -c.
+func (w *walker) call(c *syntax.CallExpr, st *vars) {
+	if len(c.Args) == 0 {
+		// A=b alone sets a shell variable; assignments run left to right.
+		for _, a := range c.Assigns {
+			w.assign(a, st, false)
+		}
+		return
+	}
+	// Per POSIX (Shell Command Language 2.9.1) the command's words are
+	// expanded before its prefix assignments, which apply to the command's
+	// environment only. So the prefix values see each other but not the
+	// words, and nothing persists.
+	var words []deploy.Value
+	var ats [][]int
+	for _, f := range w.prefixAssigns(c.Assigns, st) {
+		words = append(words, w.value(f))
+		ats = append(ats, f.at)
+	}
+	for _, arg := range c.Args {
+		for _, f := range w.expandFields(arg, st) {
+			words = append(words, w.value(f))
+			ats = append(ats, f.at)
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	w.cmds = append(w.cmds, Command{Words: words, Span: w.loc.span(w.off(c.Pos()), w.off(c.End()))})
+	w.builtin(words[len(c.Assigns):], st)
+	if i, ok := ScriptArg(words); ok {
+		w.script(words, ats, i, st)
+	}
+}
+
+// value turns an expanded field into the Value of a word.
+func (w *walker) value(f field) deploy.Value {
+	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Via: f.via}
+}
+
+// prefixAssigns expands the A=b words in front of a command, as words "A=b".
+func (w *walker) prefixAssigns(assigns []*syntax.Assign, st *vars) []field {
+	tmp := st.clone()
+	var out []field
+	for _, a := range assigns {
+		if a.Name == nil {
+			continue
+		}
+		f := w.assign(a, tmp, false)
+		s, e := w.off(a.Pos()), w.off(a.End())
+		name := a.Name.Value
+		prefix := name + "="
+		if a.Append {
+			prefix = name + "+="
+		}
+		word := field{known: f.known, via: f.via, start: s, end: e, ranged: true}
+		nameAt := w.off(a.Name.Pos())
+		for i := 0; i < len(prefix); i++ {
+			word.raw = append(word.raw, prefix[i])
+			word.at = append(word.at, min(nameAt+i, e-1))
+		}
+		word.raw = append(word.raw, f.raw...)
+		word.at = append(word.at, f.at...)
+		out = append(out, word)
+	}
+	return out
+}
+
+// assign performs one assignment and returns the value it stored. Arrays,
+// indexed elements and attributes kvlint does not model store an unknown.
+func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
+	if a.Name == nil {
+		return field{}
+	}
+	name := a.Name.Value
+	s, e := w.off(a.Pos()), w.off(a.End())
+	if a.Array != nil || a.Index != nil || unknown {
+		st.forget(map[string]bool{name: true})
+		return w.rawField(s, e)
+	}
+	f, _ := w.expandString(a.Value, st)
+	if a.Value == nil || len(a.Value.Parts) == 0 {
+		f.start, f.end = s, e
+	}
+	val := deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Via: f.via}
+	if a.Append {
+		old, ok := st.lookup(name)
+		switch {
+		case !ok:
+			val.Known = false
+		case !old.unset:
+			val.Raw = old.val.Raw + val.Raw
+			val.Via = append(viaOf(old.val), val.Via...)
+		}
+	}
+	st.set(name, val)
+	return f
+}
+
+// rawField is text[s:e] as written, unknown.
+func (w *walker) rawField(s, e int) field {
+	f := field{start: s, end: e, ranged: true}
+	for i := s; i < e; i++ {
+		f.raw = append(f.raw, w.text[i])
+		f.at = append(f.at, i)
+	}
+	return f
+}
+
+// builtin applies what a builtin command does to this shell's variables.
+func (w *walker) builtin(words []deploy.Value, st *vars) {
+	if len(words) == 0 || !words[0].Known {
+		return
+	}
+	lits := make([]string, len(words))
+	for i, v := range words {
+		if v.Known {
+			lits[i] = v.Raw
+		}
+	}
+	switch lits[0] {
+	case "unset":
+		funcs := false
+		for _, a := range lits[1:] {
+			switch {
+			case a == "-f":
+				funcs = true
+			case a == "-v":
+				funcs = false
+			case isName(a) && !funcs:
+				if !w.readonly(st, a) {
+					old := st.m[a]
+					st.m[a] = variable{unset: true, exported: old.exported}
+				}
+			}
+		}
+		for _, v := range words[1:] {
+			if !v.Known {
+				st.forgetAll() // unset "$NAME": any variable
+				return
+			}
+		}
+	case "set":
+		for _, a := range lits[1:] {
+			switch {
+			case a == "--":
+				return
+			case a == "allexport":
+				// set -o allexport / set +o allexport: the option letter
+				// comes first and was seen already.
+			case strings.HasPrefix(a, "-") && strings.Contains(a, "a"):
+				st.allexport = true
+			case strings.HasPrefix(a, "+") && strings.Contains(a, "a"):
+				st.allexport = false
+			}
+		}
+		for i := 1; i+1 < len(lits); i++ {
+			if lits[i+1] == "allexport" && (lits[i] == "-o" || lits[i] == "+o") {
+				st.allexport = lits[i] == "-o"
+			}
+		}
+	default:
+		var e effects
+		e.names = map[string]bool{}
+		w.builtinEffects(lits, &e)
+		if lits[0] == "printf" || lits[0] == "unset" {
+			// printf assigns only with -v NAME.
+			e.names = map[string]bool{}
+			for i := 1; i+1 < len(lits); i++ {
+				if lits[i] == "-v" && isName(lits[i+1]) {
+					e.names[lits[i+1]] = true
+				}
+			}
+		}
+		w.apply(e, st)
+	}
+}
+
+// decl handles export, declare, local, readonly and typeset.
+func (w *walker) decl(c *syntax.DeclClause, st *vars) {
+	variant := c.Variant.Value
+	export := variant == "export"
+	readonly := variant == "readonly"
+	unexport := false
+	modelled := variant != "nameref"
+	for _, a := range c.Args {
+		if a.Name != nil || a.Value == nil {
+			continue
+		}
+		opt := a.Value.Lit()
+		if len(opt) < 2 || (opt[0] != '-' && opt[0] != '+') {
+			// declare "$spec": evaluated at run time, may name anything.
+			st.forgetAll()
+			continue
+		}
+		on := opt[0] == '-'
+		for _, o := range opt[1:] {
+			switch o {
+			case 'x':
+				export, unexport = on, !on
+			case 'n':
+				if variant == "export" {
+					export, unexport = false, true
+				} else {
+					modelled = false // nameref
+				}
+			case 'r':
+				readonly = readonly || on
+			case 'f', 'F':
+				return // declares functions, not variables
+			case 'a', 'A', 'i', 'l', 'u', 'c':
+				// arrays, integers (arithmetic on assignment), case changes
+				modelled = false
+			}
+		}
+	}
+	for _, a := range c.Args {
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		if !a.Naked {
+			w.assign(a, st, !modelled)
+		}
+		v, ok := st.m[name]
+		if !ok && (export || readonly) {
+			// export A with A from the environment: still unknown.
+			v = variable{}
+		}
+		if !ok && !export && !readonly {
+			continue
+		}
+		v.exported = (v.exported || export || st.allexport) && !unexport
+		v.readonly = v.readonly || readonly
+		st.m[name] = v
+	}
+}

@@ -1,0 +1,93 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// shells are the programs whose -c option takes a script string.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "mksh": true, "zsh": true}
+
+// ScriptArg reports whether argv runs a shell on a script string — sh -c
+// SCRIPT, bash -lc SCRIPT, /bin/bash -e -o pipefail -c SCRIPT, and the same
+// after wrappers (exec, env A=b, nohup, docker run IMAGE, ...) — and returns
+// the index of the script word. Words after the script become the script's
+// $0, $1, ...
+func ScriptArg(argv []deploy.Value) (int, bool) {
+	for i, w := range argv {
+		if !w.Known || !shells[path.Base(w.Raw)] {
+			continue
+		}
+		withC := false
+		j := i + 1
+	options:
+		for j < len(argv) {
+			a := argv[j]
+			if !a.Known {
+				break
+			}
+			r := a.Raw
+			switch {
+			case r == "--" || r == "-":
+				j++
+				break options
+			case strings.HasPrefix(r, "--"):
+				// --login, --norc, --posix; --rcfile and --init-file take a file.
+				if r == "--rcfile" || r == "--init-file" {
+					j++
+				}
+			case len(r) >= 2 && (r[0] == '-' || r[0] == '+'):
+				if r[0] == '-' && strings.Contains(r[1:], "c") {
+					withC = true
+				}
+				// -o NAME and -O NAME take the option name as the next word.
+				j += strings.Count(r[1:], "o") + strings.Count(r[1:], "O")
+			default:
+				break options
+			}
+			j++
+		}
+		if withC && j < len(argv) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// script walks the script string of a sh -c command. The script's bytes are
+// mapped back to where each was written: exact for literal text and quote
+// removal (escapes in double quotes, $'...' escapes land on their backslash);
+// bytes a $variable produced land on the expansion's own text.
+func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
+	if w.depth >= maxDepth {
+		w.errs = append(w.errs, deploy.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
+		return
+	}
+	env := st.exportedEnv()
+	// A=b before the shell (as a prefix assignment or through env) is in
+	// the child's environment.
+	for k := 0; k < i; k++ {
+		name, val, ok := strings.Cut(words[k].Raw, "=")
+		if !ok || !isName(name) {
+			continue
+		}
+		v := deploy.Value{Raw: val, Known: words[k].Known, Span: words[k].Span, Via: words[k].Via}
+		if at := ats[k]; len(val) > 0 && len(at) == len(words[k].Raw) {
+			v.Span = w.loc.span(at[len(name)+1], at[len(at)-1]+1)
+		}
+		env[name] = v
+	}
+	text := []byte(words[i].Raw)
+	inner := Source{
+		File: w.src.File,
+		Text: text,
+		Map:  ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
+		Env:  env,
+	}
+	child := newWalker(inner, w.depth+1)
+	child.run()
+	w.cmds = append(w.cmds, child.cmds...)
+	w.errs = append(w.errs, child.errs...)
+}

@@ -1,0 +1,85 @@
+// Package shell finds engine launches in shell scripts and in the shell
+// strings other formats embed (sh -c "...", a compose string command, a
+// Dockerfile's shell-form CMD).
+//
+// It parses bash with mvdan.cc/sh/v3/syntax and walks the tree itself: nothing
+// is executed and the real process environment is never read. Words are
+// expanded with what the text itself makes certain (earlier assignments, the
+// Env the caller passes in); anything else leaves the word Known=false with
+// the text as written, never a guess.
+package shell
+
+import (
+	"fmt"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/flags"
+)
+
+// Env holds the variables visible before the text runs, as the environment
+// the shell starts with (a pod's env, a Dockerfile's ENV). A value with
+// Known=false is set to something kvlint cannot see. A variable absent from
+// Env and not assigned by the text is unknown too: the real environment may
+// set it.
+type Env map[string]deploy.Value
+
+// Mapper maps a 1-based line and byte column in Source.Text to the position
+// in the user's file where that byte was written. nil is the identity.
+type Mapper func(line, col int) (int, int)
+
+// Source is one shell text to analyse.
+type Source struct {
+	File string // the user's file, as it appears in spans
+	Text []byte
+	Map  Mapper
+	Env  Env
+}
+
+// Command is one simple command with its words expanded. Assignments that
+// prefix it (A=b cmd) come first as words "A=b"; redirections are left out.
+type Command struct {
+	Words []deploy.Value
+	Span  deploy.Span // from the first word to the end of the last
+}
+
+// Commands returns every simple command of the text in source order,
+// including those inside &&/||/; lists, pipelines, subshells, if/case/loop
+// bodies, function bodies (where the function is defined, not where it is
+// called), backgrounded commands and the scripts of nested sh -c strings
+// (right after the sh -c command itself). Commands inside command
+// substitutions $(...) are not listed.
+func Commands(src Source) ([]Command, []*deploy.Error) {
+	w := newWalker(src, 0)
+	w.run()
+	return w.cmds, w.errs
+}
+
+// Servers returns the engine launches among Commands(src). Each server is
+// named "file:line" after the line its command starts on.
+func Servers(src Source, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	cmds, errs := Commands(src)
+	var servers []*deploy.Server
+	for _, c := range cmds {
+		if launch == nil {
+			break
+		}
+		s, serr, ok := launch(c.Words, read)
+		errs = append(errs, serr...)
+		if !ok || s == nil {
+			continue
+		}
+		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
+		s.Source = "shell"
+		servers = append(servers, s)
+	}
+	return servers, errs
+}
+
+// Parse analyses a shell script file.
+func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	return Servers(Source{File: name, Text: data}, read)
+}
+
+// launch recognises an engine launch in one command's words.
+// TODO: flags.Server, once parsers/flags provides it.
+var launch func(words []deploy.Value, read flags.ReadFile) (*deploy.Server, []*deploy.Error, bool)

@@ -1,0 +1,127 @@
+package shell
+
+import (
+	"maps"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// variable is what the walk knows about one shell variable at one point of
+// the script.
+type variable struct {
+	val      deploy.Value // Known=false: set to something kvlint cannot see
+	unset    bool         // known to be unset (unset A)
+	exported bool
+	readonly bool
+}
+
+// same reports whether two states of a variable give the same expansion.
+func (v variable) same(o variable) bool {
+	if v.unset || o.unset {
+		return v.unset == o.unset
+	}
+	return v.val.Known && o.val.Known && v.val.Raw == o.val.Raw
+}
+
+// vars is the variable state at one point of the walk. A name missing from m
+// is not known: the environment the script starts in may set it.
+type vars struct {
+	m         map[string]variable
+	allexport bool // set -a
+}
+
+func newVars(env Env) *vars {
+	st := &vars{m: make(map[string]variable, len(env))}
+	for name, v := range env {
+		st.m[name] = variable{val: v, exported: true}
+	}
+	return st
+}
+
+func (st *vars) clone() *vars {
+	return &vars{m: maps.Clone(st.m), allexport: st.allexport}
+}
+
+// lookup returns the variable and whether its state is known at all.
+func (st *vars) lookup(name string) (variable, bool) {
+	v, ok := st.m[name]
+	if !ok || (!v.unset && !v.val.Known) {
+		return v, false
+	}
+	return v, true
+}
+
+// set assigns a value, keeping the export attribute the variable had, as bash
+// does. Assigning to a readonly variable fails in bash and leaves it as it was.
+func (st *vars) set(name string, val deploy.Value) {
+	old, had := st.m[name]
+	if had && old.readonly {
+		return
+	}
+	st.m[name] = variable{val: val, exported: old.exported || st.allexport, readonly: old.readonly}
+}
+
+// forget makes variables unknown: they were set by something kvlint does not
+// evaluate (read, a loop, arithmetic, a function call).
+func (st *vars) forget(names map[string]bool) {
+	for name := range names {
+		old := st.m[name]
+		if old.readonly && (old.unset || old.val.Known) {
+			continue
+		}
+		st.m[name] = variable{exported: old.exported || st.allexport, readonly: old.readonly}
+	}
+}
+
+// forgetAll makes every variable unknown (after source, . or eval).
+func (st *vars) forgetAll() {
+	for name, old := range st.m {
+		st.m[name] = variable{exported: old.exported, readonly: old.readonly}
+	}
+}
+
+// merge joins the states that the branches of a conditional may leave:
+// a variable stays known only when every branch agrees on it.
+func merge(outcomes ...*vars) *vars {
+	out := &vars{m: map[string]variable{}}
+	names := map[string]bool{}
+	for _, o := range outcomes {
+		out.allexport = out.allexport || o.allexport
+		for name := range o.m {
+			names[name] = true
+		}
+	}
+	for name := range names {
+		first, ok := outcomes[0].m[name]
+		agree := ok
+		exported, readonly := false, true
+		for _, o := range outcomes {
+			v, ok := o.m[name]
+			exported = exported || v.exported
+			readonly = readonly && v.readonly
+			if !ok || !v.same(first) {
+				agree = false
+			}
+		}
+		if agree {
+			first.exported = exported
+			out.m[name] = first
+			continue
+		}
+		out.m[name] = variable{exported: exported, readonly: readonly}
+	}
+	return out
+}
+
+// exportedEnv is the environment a child process (sh -c) starts with.
+// Variables that are not exported are left out: inside the child they are
+// whatever the original environment held, which is unknown.
+func (st *vars) exportedEnv() Env {
+	env := Env{}
+	for name, v := range st.m {
+		if v.exported && !v.unset {
+			env[name] = v.val
+		}
+	}
+	return env
+}

@@ -1,0 +1,278 @@
+package shell
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/kvlint/kvlint/deploy"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds sh -c nesting (sh -c "bash -c '...'").
+const maxDepth = 8
+
+// walker visits the statements of one text in execution order, keeping the
+// variable state as the script would leave it.
+type walker struct {
+	src   Source
+	text  []byte
+	loc   locator
+	depth int
+	cmds  []Command
+	errs  []*deploy.Error
+	// funcs holds, for each function defined so far, what calling it may
+	// change.
+	funcs map[string]effects
+	at    int // offset of the statement being walked, for internal errors
+}
+
+// effects is what a piece of script may do to variables: the names it may
+// assign, and whether it may assign anything at all (source, eval).
+type effects struct {
+	names map[string]bool
+	all   bool
+}
+
+func newWalker(src Source, depth int) *walker {
+	return &walker{
+		src:   src,
+		text:  src.Text,
+		loc:   locator{file: src.File, lines: NewLines(src.Text), mapf: src.Map},
+		depth: depth,
+		funcs: map[string]effects{},
+	}
+}
+
+// off converts a parser position to a byte offset in the text.
+func (w *walker) off(p syntax.Pos) int {
+	return min(int(p.Offset()), len(w.text))
+}
+
+func (w *walker) errorf(start, end int, format string, args ...any) {
+	w.errs = append(w.errs, deploy.Errorf(w.loc.span(start, end), format, args...))
+}
+
+func (w *walker) run() {
+	defer func() {
+		// The parser and the walk are meant never to panic; if one does,
+		// the input is reported rather than crashing the run.
+		if r := recover(); r != nil {
+			w.errorf(w.at, w.at+1, "internal error while reading the shell text: %v", r)
+		}
+	}()
+	st := newVars(w.src.Env)
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	for stmt, err := range parser.StmtsSeq(bytes.NewReader(w.text)) {
+		if err != nil {
+			w.parseError(err)
+			return
+		}
+		w.stmt(stmt, st)
+	}
+}
+
+func (w *walker) parseError(err error) {
+	prefix := ""
+	if w.depth > 0 {
+		prefix = "in the script of sh -c: "
+	}
+	var perr syntax.ParseError
+	var lerr syntax.LangError
+	switch {
+	case errors.As(err, &perr):
+		off := w.off(perr.Pos)
+		w.errorf(off, off+1, "%sshell syntax error: %s", prefix, perr.Text)
+	case errors.As(err, &lerr):
+		off := w.off(lerr.Pos)
+		w.errorf(off, off+1, "%s%s is not supported in bash", prefix, lerr.Feature)
+	default:
+		w.errorf(w.at, w.at+1, "%scannot parse the shell text: %v", prefix, err)
+	}
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, st *vars) {
+	for _, s := range list {
+		w.stmt(s, st)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, st *vars) {
+	if s == nil || s.Cmd == nil {
+		return
+	}
+	w.at = w.off(s.Pos())
+	if s.Background || s.Coprocess || s.Disown {
+		// cmd & runs in a subshell: its assignments do not come back.
+		w.command(s.Cmd, st.clone())
+		return
+	}
+	w.command(s.Cmd, st)
+}
+
+func (w *walker) command(cmd syntax.Command, st *vars) {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		w.call(c, st)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			// The right side may not run: what it assigns is known after
+			// the list only if it agrees with what was there before.
+			w.stmt(c.X, st)
+			right := st.clone()
+			w.stmt(c.Y, right)
+			*st = *merge(st, right)
+		default:
+			// Every part of a pipeline runs in its own subshell (bash
+			// without lastpipe).
+			w.stmt(c.X, st.clone())
+			w.stmt(c.Y, st.clone())
+		}
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, st.clone())
+	case *syntax.Block:
+		w.stmts(c.Stmts, st)
+	case *syntax.IfClause:
+		w.ifClause(c, st)
+	case *syntax.WhileClause:
+		w.loop(st, func(body *vars) {
+			w.stmts(c.Cond, body)
+			w.stmts(c.Do, body)
+		}, c)
+	case *syntax.ForClause:
+		w.loop(st, func(body *vars) { w.stmts(c.Do, body) }, c)
+	case *syntax.CaseClause:
+		outcomes := []*vars{st}
+		for _, item := range c.Items {
+			branch := st.clone()
+			w.stmts(item.Stmts, branch)
+			outcomes = append(outcomes, branch)
+		}
+		*st = *merge(outcomes...)
+	case *syntax.FuncDecl:
+		// A function's commands are listed where it is defined, walked
+		// with the variables of that point: kvlint does not follow calls.
+		// What the body assigns becomes unknown wherever it is called.
+		if c.Name != nil {
+			w.funcs[c.Name.Value] = w.effects(c.Body)
+		}
+		w.stmt(c.Body, st.clone())
+	case *syntax.DeclClause:
+		w.decl(c, st)
+	case *syntax.ArithmCmd, *syntax.LetClause:
+		w.apply(w.effects(c), st)
+	case *syntax.TimeClause:
+		w.stmt(c.Stmt, st)
+	case *syntax.CoprocClause:
+		w.stmt(c.Stmt, st.clone())
+	case *syntax.TestDecl:
+		w.stmt(c.Body, st.clone())
+	}
+}
+
+func (w *walker) ifClause(c *syntax.IfClause, st *vars) {
+	w.stmts(c.Cond, st)
+	then := st.clone()
+	w.stmts(c.Then, then)
+	other := st.clone()
+	switch {
+	case c.Else == nil:
+	case c.Else.ThenPos.IsValid(): // elif
+		w.ifClause(c.Else, other)
+	default: // else
+		w.stmts(c.Else.Then, other)
+	}
+	*st = *merge(then, other)
+}
+
+// loop walks a loop body once. Everything the loop assigns is unknown inside
+// it (a later iteration sees what an earlier one left) and after it.
+func (w *walker) loop(st *vars, body func(*vars), node syntax.Node) {
+	w.apply(w.effects(node), st)
+	inner := st.clone()
+	body(inner)
+	*st = *merge(st, inner)
+}
+
+func (w *walker) apply(e effects, st *vars) {
+	if e.all {
+		st.forgetAll()
+	}
+	st.forget(e.names)
+}
+
+// effects collects the variables a piece of script may assign. Function
+// definitions inside it are skipped: their bodies run only when called.
+func (w *walker) effects(node syntax.Node) effects {
+	e := effects{names: map[string]bool{}}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			return n == node
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				for _, a := range n.Assigns {
+					if a.Name != nil {
+						e.names[a.Name.Value] = true
+					}
+				}
+				return true
+			}
+			words := make([]string, len(n.Args))
+			for i, a := range n.Args {
+				words[i] = a.Lit()
+			}
+			w.builtinEffects(words, &e)
+		case *syntax.DeclClause:
+			for _, a := range n.Args {
+				if a.Name != nil {
+					e.names[a.Name.Value] = true
+				}
+			}
+		case *syntax.WordIter:
+			e.names[n.Name.Value] = true
+		case *syntax.BinaryArithm:
+			if isArithAssign(n.Op) {
+				for name := range arithTarget(n.X) {
+					e.names[name] = true
+				}
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				for name := range arithTarget(n.X) {
+					e.names[name] = true
+				}
+			}
+		case *syntax.ParamExp:
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				e.names[n.Param.Value] = true
+			}
+		}
+		return true
+	})
+	return e
+}
+
+// builtinEffects adds what a command with these (literal) words may assign.
+func (w *walker) builtinEffects(words []string, e *effects) {
+	if len(words) == 0 {
+		return
+	}
+	switch words[0] {
+	case "source", ".", "eval":
+		e.all = true
+	case "read", "mapfile", "readarray", "unset", "getopts", "printf", "export", "declare", "typeset", "local", "readonly":
+		for _, a := range words[1:] {
+			if isName(a) {
+				e.names[a] = true
+			}
+		}
+	default:
+		if f, ok := w.funcs[words[0]]; ok {
+			e.all = e.all || f.all
+			for name := range f.names {
+				e.names[name] = true
+			}
+		}
+	}
+}

@@ -1,0 +1,413 @@
+package shell
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/kvlint/kvlint/deploy"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one word after expansion, with where each of its bytes came from.
+type field struct {
+	raw   []byte
+	at    []int // offset in the text of each byte of raw
+	known bool
+	via   []deploy.Span
+	// start and end bound the source of the word parts the field came from
+	// (whole quoted strings, whole $expansions).
+	start, end int
+	ranged     bool // start and end are set
+}
+
+// expander expands one word (or one assignment value) against a variable
+// state. Bytes that come from the text keep their own offset; bytes a
+// $variable produced are placed inside the expansion's text.
+type expander struct {
+	w     *walker
+	st    *vars
+	split bool // field splitting and pathname expansion apply (command words)
+
+	fields []field
+	cur    field
+	open   bool // cur holds a field, possibly empty ("")
+	glob   bool // cur has an unquoted pattern: pathname expansion may rewrite it
+	// bracket is set after an unquoted [: a later ] makes a pattern.
+	bracket bool
+	// the source range of the top-level word part being expanded
+	partStart, partEnd int
+	quotes             bool // the word has quoted parts
+}
+
+func (w *walker) newExpander(st *vars, split bool) *expander {
+	return &expander{w: w, st: st, split: split, cur: field{known: true}}
+}
+
+// fields expands a command word into zero or more fields.
+func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
+	x := w.newExpander(st, true)
+	x.word(word)
+	return x.finish()
+}
+
+// expandString expands a word without field splitting (assignment values,
+// the words inside ${v:-word}) and returns it as one field.
+func (w *walker) expandString(word *syntax.Word, st *vars) (field, bool) {
+	x := w.newExpander(st, false)
+	if word != nil {
+		x.word(word)
+	}
+	x.open = true
+	fs := x.finish()
+	return fs[0], x.quotes
+}
+
+func (x *expander) word(word *syntax.Word) {
+	if braced := (&syntax.Word{Parts: slices.Clone(word.Parts)}); x.split && syntax.SplitBraces(braced) {
+		// Brace expansion {a,b} / {1..4} turns one word into several;
+		// kvlint does not expand it.
+		s, e := x.w.off(word.Pos()), x.w.off(word.End())
+		x.partStart, x.partEnd = s, e
+		x.unknown(s, e)
+		return
+	}
+	for i, part := range word.Parts {
+		x.partStart, x.partEnd = x.w.off(part.Pos()), x.w.off(part.End())
+		if lit, ok := part.(*syntax.Lit); ok && i == 0 && x.tilde(lit) {
+			continue
+		}
+		x.part(part, false)
+	}
+}
+
+func (x *expander) part(part syntax.WordPart, quoted bool) {
+	w := x.w
+	switch p := part.(type) {
+	case *syntax.Lit:
+		x.lit(w.off(p.Pos()), w.off(p.End()), quoted)
+	case *syntax.SglQuoted:
+		x.quotes = true
+		x.open = true
+		x.touch()
+		if p.Dollar {
+			x.ansiC(w.off(p.Left)+2, w.off(p.Right))
+			return
+		}
+		for i := w.off(p.Left) + 1; i < w.off(p.Right); i++ {
+			x.add(w.text[i], i)
+		}
+	case *syntax.DblQuoted:
+		x.quotes = true
+		x.open = true
+		x.touch()
+		for _, inner := range p.Parts {
+			x.part(inner, true)
+		}
+	case *syntax.ParamExp:
+		r := x.param(p)
+		s, e := w.off(p.Pos()), w.off(p.End())
+		switch {
+		case !r.known:
+			x.unknown(s, e)
+		case quoted || !x.split:
+			x.value(r.val, s, e, r.via, quoted)
+		default:
+			x.splitValue(r.val, s, e, r.via, r.quotes)
+		}
+	case *syntax.ArithmExp:
+		s, e := w.off(p.Pos()), w.off(p.End())
+		n, ok := x.arith(p.X)
+		if !ok {
+			x.unknown(s, e)
+			return
+		}
+		x.value(strconv.FormatInt(n, 10), s, e, nil, true)
+	default:
+		// $(...), `...`, <(...), extended globs: output kvlint cannot know.
+		x.unknown(w.off(part.Pos()), w.off(part.End()))
+	}
+}
+
+// lit appends literal text, removing the backslashes that quote.
+func (x *expander) lit(s, e int, quoted bool) {
+	t := x.w.text
+	for i := s; i < e; i++ {
+		c := t[i]
+		if c == '\\' && i+1 < e {
+			n := t[i+1]
+			if n == '\n' { // line continuation
+				i++
+				continue
+			}
+			// Inside double quotes a backslash quotes only $ ` " \ and newline.
+			if !quoted || n == '$' || n == '`' || n == '"' || n == '\\' {
+				i++
+				x.open = true
+				x.add(n, i)
+				continue
+			}
+		}
+		if !quoted && x.split {
+			x.pattern(c)
+		}
+		x.open = true
+		x.add(c, i)
+	}
+}
+
+// tilde expands a leading ~ or ~/ with a known HOME. It reports whether it
+// handled the literal.
+func (x *expander) tilde(lit *syntax.Lit) bool {
+	s, e := x.w.off(lit.Pos()), x.w.off(lit.End())
+	t := x.w.text
+	if s >= e || t[s] != '~' {
+		return false
+	}
+	j := s + 1
+	for j < e && t[j] != '/' && !(t[j] == ':' && !x.split) {
+		j++
+	}
+	home, ok := x.st.lookup("HOME")
+	if j != s+1 || !ok || home.unset {
+		// ~user, ~+, ~- or an unknown HOME.
+		x.unknown(s, j)
+	} else {
+		x.value(home.val.Raw, s, j, viaOf(home.val), true)
+	}
+	x.lit(j, e, false)
+	return true
+}
+
+func (x *expander) add(b byte, at int) {
+	x.cur.raw = append(x.cur.raw, b)
+	x.cur.at = append(x.cur.at, at)
+	x.touch()
+}
+
+// touch widens the current field's source range to the current part.
+func (x *expander) touch() {
+	if !x.cur.ranged {
+		x.cur.start, x.cur.end, x.cur.ranged = x.partStart, x.partEnd, true
+		return
+	}
+	x.cur.start = min(x.cur.start, x.partStart)
+	x.cur.end = max(x.cur.end, x.partEnd)
+}
+
+// unknown appends text[s:e] as written and marks the field unknown.
+func (x *expander) unknown(s, e int) {
+	x.cur.known = false
+	x.open = true
+	x.touch()
+	for i := s; i < e; i++ {
+		x.add(x.w.text[i], i)
+	}
+}
+
+// value appends the known value of an expansion written at text[s:e]. Its
+// bytes are placed on the expansion's own bytes, clamped to its end.
+func (x *expander) value(v string, s, e int, via []deploy.Span, quoted bool) {
+	if quoted || v != "" {
+		x.open = true
+		x.touch()
+	}
+	for i := 0; i < len(v); i++ {
+		x.add(v[i], min(s+i, e-1))
+	}
+	x.cur.via = append(x.cur.via, via...)
+}
+
+// splitValue appends an unquoted known expansion: bash splits it into fields
+// at IFS characters and treats pattern characters in it as globs.
+func (x *expander) splitValue(v string, s, e int, via []deploy.Span, quotes bool) {
+	ifs, ok := x.st.lookup("IFS")
+	if ok && (ifs.unset || ifs.val.Raw != " \t\n") || (!ok && x.st.hasEntry("IFS")) || quotes && containsIFS(v) {
+		// A changed IFS, or a default word with quotes inside an unquoted
+		// expansion: the split is not modelled.
+		x.unknown(s, e)
+		return
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == ' ' || c == '\t' || c == '\n' {
+			if x.open {
+				x.endField()
+			}
+			continue
+		}
+		x.pattern(c)
+		x.open = true
+		x.add(c, min(s+i, e-1))
+		x.cur.via = append(x.cur.via, via...)
+	}
+}
+
+// pattern notes an unquoted byte that pathname expansion treats specially.
+// A lone [ is literal; [...] is a bracket expression.
+func (x *expander) pattern(c byte) {
+	switch c {
+	case '*', '?':
+		x.glob = true
+	case '[':
+		x.bracket = true
+	case ']':
+		x.glob = x.glob || x.bracket
+	}
+}
+
+func containsIFS(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] == ' ' || v[i] == '\t' || v[i] == '\n' {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *vars) hasEntry(name string) bool {
+	_, ok := st.m[name]
+	return ok
+}
+
+func (x *expander) endField() {
+	if x.glob {
+		x.cur.known = false
+	}
+	x.cur.via = dedupeSpans(x.cur.via)
+	x.fields = append(x.fields, x.cur)
+	x.cur = field{known: true}
+	x.open, x.glob, x.bracket = false, false, false
+}
+
+func (x *expander) finish() []field {
+	if x.open {
+		x.endField()
+	}
+	return x.fields
+}
+
+func dedupeSpans(spans []deploy.Span) []deploy.Span {
+	var out []deploy.Span
+	for _, s := range spans {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// viaOf is the provenance a variable's value adds to a word that uses it:
+// its own chain, then where the value was written.
+func viaOf(v deploy.Value) []deploy.Span {
+	out := slices.Clone(v.Via)
+	if !v.Span.IsZero() {
+		out = append(out, v.Span)
+	}
+	return out
+}
+
+// paramResult is the outcome of one parameter expansion.
+type paramResult struct {
+	val    string
+	known  bool
+	via    []deploy.Span
+	quotes bool // the value came from a default word with quotes in it
+}
+
+// param evaluates $name, ${name} and the ${name op word} forms whose result
+// follows from what is known. Positional and special parameters, arrays,
+// indirection, pattern removal, substrings and case changes are unknown.
+func (x *expander) param(p *syntax.ParamExp) paramResult {
+	if p.Param == nil || p.Excl || p.Width || p.IsSet || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Names != 0 || p.Flags != nil || len(p.Modifiers) > 0 || p.NestedParam != nil {
+		return paramResult{}
+	}
+	name := p.Param.Value
+	if !isName(name) {
+		return paramResult{} // $1, $@, $*, $#, $?, $$, $!, $-, $0
+	}
+	v, ok := x.st.lookup(name)
+	if !ok {
+		return paramResult{}
+	}
+	if p.Length {
+		if v.unset {
+			return paramResult{val: "0", known: true}
+		}
+		return paramResult{val: strconv.Itoa(utf8.RuneCountInString(v.val.Raw)), known: true, via: viaOf(v.val)}
+	}
+	self := paramResult{val: v.val.Raw, known: true, via: viaOf(v.val)}
+	if v.unset {
+		self = paramResult{known: true}
+	}
+	if p.Exp == nil {
+		return self
+	}
+	null := v.unset
+	switch p.Exp.Op {
+	case syntax.DefaultUnsetOrNull, syntax.AlternateUnsetOrNull, syntax.ErrorUnsetOrNull, syntax.AssignUnsetOrNull:
+		null = v.unset || v.val.Raw == ""
+	}
+	word := func() paramResult {
+		f, quotes := x.w.expandString(p.Exp.Word, x.st)
+		return paramResult{val: string(f.raw), known: f.known, via: f.via, quotes: quotes}
+	}
+	switch p.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+		if null {
+			return word()
+		}
+		return self
+	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		if !null {
+			return self
+		}
+		r := word()
+		if x.w.readonly(x.st, name) {
+			return paramResult{} // bash reports an error and the command does not run
+		}
+		s, e := x.w.wordRange(p.Exp.Word, p)
+		val := deploy.Value{Raw: r.val, Known: r.known, Span: x.w.loc.span(s, e), Via: r.via}
+		x.st.set(name, val)
+		return r
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		if null {
+			return paramResult{known: true}
+		}
+		return word()
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		if null {
+			return paramResult{} // the shell stops here
+		}
+		return self
+	}
+	return paramResult{}
+}
+
+func (w *walker) readonly(st *vars, name string) bool {
+	v, ok := st.m[name]
+	return ok && v.readonly
+}
+
+// wordRange is the source range of an optional word, or of the node holding it.
+func (w *walker) wordRange(word *syntax.Word, holder syntax.Node) (int, int) {
+	if word != nil && len(word.Parts) > 0 {
+		return w.off(word.Pos()), w.off(word.End())
+	}
+	return w.off(holder.Pos()), w.off(holder.End())
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
