@@ -62,12 +62,18 @@ func (w *walker) run() {
 	}()
 	st := newVars(w.src.Env)
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	failed := false
+	// The loop never breaks: StmtsSeq may yield the final error again after
+	// its body returned false, which a range-over-func loop turns into a panic.
 	for stmt, err := range parser.StmtsSeq(bytes.NewReader(w.text)) {
-		if err != nil {
+		switch {
+		case failed:
+		case err != nil:
 			w.parseError(err)
-			return
+			failed = true
+		default:
+			w.stmt(stmt, st)
 		}
-		w.stmt(stmt, st)
 	}
 }
 

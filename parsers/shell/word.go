@@ -48,7 +48,12 @@ func (w *walker) newExpander(st *vars, split bool) *expander {
 func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
 	x := w.newExpander(st, true)
 	x.word(word)
-	return x.finish()
+	fields := x.finish()
+	if len(fields) == 1 {
+		// One word in, one word out: its span is the word as written.
+		fields[0].start, fields[0].end = w.off(word.Pos()), w.off(word.End())
+	}
+	return fields
 }
 
 // expandString expands a word without field splitting (assignment values,
@@ -134,6 +139,11 @@ func (x *expander) lit(s, e int, quoted bool) {
 	t := x.w.text
 	for i := s; i < e; i++ {
 		c := t[i]
+		if c == '\\' && i+1 == e && e < len(t) && t[e] == '\n' {
+			// The parser ends a literal on the backslash of a line
+			// continuation inside double quotes; the newline is not in it.
+			continue
+		}
 		if c == '\\' && i+1 < e {
 			n := t[i+1]
 			if n == '\n' { // line continuation

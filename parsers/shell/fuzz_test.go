@@ -1,0 +1,54 @@
+package shell
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+func FuzzShell(f *testing.F) {
+	seeds := []string{
+		"python3 -m sglang.launch_server \\\n  --model-path m --port 30000\n",
+		"MODEL=m\nexport PORT=1\nnohup python3 -m sglang.launch_server --model-path \"$MODEL\" --port=$PORT ${CTX:-32768} \"$@\" &\n",
+		"bash -c \"python3 -m sglang.launch_server --x \\\"a b\\\" --p \\$P $((1+2))\"\n",
+		"sh -c 'sh -c \"bash -lc \\\"run\\\"\"'\n",
+		"if a; then T=1; elif b; then T=2; else T=3; fi; for i in 1 2; do run $i; done; case $x in a) ;; esac\n",
+		"f() { local A=1; declare -x B=2; readonly C; }; f; (sub); a | b && c || d\n",
+		"run $'a\\tb\\x41\\u00e9\\101\\cA' ~/x ~user/y *.txt {a,b} [x] \"${#A}\" ${A:=b} ${A:+c} ${A:?d}\n",
+		"echo \"unterminated\n",
+		"cat <<EOF\nbody $X\nEOF\nrun\n",
+		"A+=1 B=(1 2) C[0]=x run; let i++; ((j=2)); unset -f k; set -a; set -o allexport\n",
+		"IFS=,; O=a,b; run $O; echo $((2**62*4)) $((1/0)) $((010+0x1f))\n",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		text := []byte(script)
+		lines := bytes.Count(text, []byte("\n")) + 1
+		cmds, errs := Commands(Source{File: "f.sh", Text: text})
+		check := func(s deploy.Span, what string) {
+			if s.File != "f.sh" || s.Line < 1 || s.Col < 1 || s.EndLine < s.Line ||
+				s.EndLine == s.Line && s.EndCol <= s.Col || s.EndLine > lines {
+				t.Fatalf("bad %s span %+v for %q", what, s, script)
+			}
+		}
+		for _, c := range cmds {
+			check(c.Span, "command")
+			if len(c.Words) == 0 {
+				t.Fatalf("command without words for %q", script)
+			}
+			for _, w := range c.Words {
+				check(w.Span, "word")
+			}
+		}
+		for _, e := range errs {
+			check(e.Span, "error")
+			if strings.Contains(e.Message, "internal error") {
+				t.Fatalf("%v for %q", e, script)
+			}
+		}
+	})
+}
