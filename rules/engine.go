@@ -133,7 +133,13 @@ func (e *Engine) Rule(id string) (Rule, bool) {
 
 // Evaluate runs every rule over the servers. est[i] is the capacity estimate
 // of servers[i]. Findings come sorted by file, line, column and rule.
+//
+// Cancelling ctx stops a running evaluation; a caller that wants a
+// per-evaluation timeout passes a context with a deadline.
 func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]Finding, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
 	input, err := buildInput(servers, est, s)
 	if err != nil {
 		return nil, err

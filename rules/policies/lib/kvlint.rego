@@ -8,11 +8,9 @@
 package kvlint.lib
 
 # SGLang servers, the ones whose KV pool the KV10x rules judge (the router
-# has no pool; vLLM sizes its cache differently).
-sglang_servers contains s if {
-	some s in input.servers
-	s.engine == "sglang"
-}
+# has no pool; vLLM sizes its cache differently). An array, not a set: a set
+# of whole server objects would be hashed and sorted on every evaluation.
+sglang_servers := [s | some s in input.servers; s.engine == "sglang"]
 
 # The program a server runs, as a user would name it in a message.
 program(s) := programs[s.engine] if {
@@ -117,3 +115,13 @@ gib(bytes) := sprintf("%s GiB", [one_decimal(bytes / 1073741824)])
 one_decimal(x) := sprintf("%s%d.%d", [sign(x), floor(tenths / 10), tenths % 10]) if {
 	tenths := round(abs(x) * 10)
 }
+
+# written(issue) is a flag issue's option as the user typed it.
+written(issue) := issue.written if {
+	issue.written != ""
+} else := issue.flag
+
+# detail(issue) is the parser's explanation, as ": …", or "".
+detail(issue) := sprintf(": %s", [issue.message]) if {
+	issue.message != ""
+} else := ""

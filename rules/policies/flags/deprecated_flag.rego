@@ -1,0 +1,61 @@
+# METADATA
+# title: Deprecated or removed flag
+# description: >-
+#   A deprecated flag still works: SGLang keeps aliases such as
+#   --cuda-graph-max-bs → --cuda-graph-max-bs-decode and --disable-cuda-graph
+#   (server_args.py add_cli_args). Severity low: nothing breaks today, but the
+#   alias goes away in a later release. A removed flag is severity high: the
+#   parser no longer has it, argparse exits with "unrecognized arguments", and
+#   the server does not start (for example --disaggregation-decode-tp and
+#   --disaggregation-decode-dp, removed by sglang#19618).
+# related_resources:
+#   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py
+#     description: deprecated aliases kept in add_cli_args
+#   - ref: https://github.com/sgl-project/sglang/pull/19618
+#     description: removed the --disaggregation-decode-tp/-dp and --disaggregation-prefill-pp flags
+# custom:
+#   id: KV404
+#   severity: low
+#   remediation: >-
+#     Write the flag's replacement (kvlint names it when there is one), or drop
+#     a removed flag whose setting the engine now derives itself.
+package kvlint.rules.deprecated_flag
+
+import data.kvlint.lib
+
+deny contains finding if {
+	some s in input.servers
+	some issue in s.flag_issues
+	issue.kind == "deprecated"
+	finding := {
+		"msg": sprintf("%s is deprecated and will be removed from %s in a later release%s%s", [
+			lib.written(issue),
+			lib.program(s),
+			lib.detail(issue),
+			replacement(issue),
+		]),
+		"server": s.index,
+		"issue": issue.index,
+	}
+}
+
+deny contains finding if {
+	some s in input.servers
+	some issue in s.flag_issues
+	issue.kind == "removed"
+	finding := {
+		"msg": sprintf("%s was removed from %s: argparse stops the server at startup (\"unrecognized arguments\")%s%s", [
+			lib.written(issue),
+			lib.program(s),
+			lib.detail(issue),
+			replacement(issue),
+		]),
+		"server": s.index,
+		"issue": issue.index,
+		"severity": "high",
+	}
+}
+
+replacement(issue) := sprintf("; write %s instead", [issue.suggestion]) if {
+	issue.suggestion != ""
+} else := ""
