@@ -35,17 +35,11 @@ func inputJSON(t *testing.T, servers []*deploy.Server, est []capacity.Estimate, 
 }
 
 // TestCapacityMatchesItsJSON checks that the capacity object is exactly the
-// JSON of capacity.Estimate (the contract of `kvlint capacity`), for a fully
-// populated estimate.
+// JSON of capacity.Estimate (the contract of `kvlint capacity`): every field
+// is set to a non-zero value, so omitempty drops nothing, and compared.
 func TestCapacityMatchesItsJSON(t *testing.T) {
-	est := capacity.Estimate{
-		Engine: deploy.EngineSGLang, Model: "m", GPU: "H100-80GB", GPUCount: 8, TP: 8, DP: 2, PP: 1, KVDtype: "fp8_e4m3",
-		PageSize: 64, MemFractionStatic: ptr(0.83), GPUMemoryBytes: ptr[int64](85520809984), WeightsBytesPerGPU: ptr[int64](1 << 34),
-		KVBudgetBytes: ptr[int64](1 << 35), CellBytesPerToken: ptr[int64](163840), PoolTokens: ptr[int64](209715),
-		PoolUpperBound: ptr[int64](200000), ContextLength: ptr[int64](131072), ContextSource: "model",
-		MaxRequestTokens: ptr[int64](131071), FullContextRequests: ptr[int64](1), MaxRunningRequests: ptr[int64](32),
-		Assumptions: []string{"a"}, Missing: []string{"b"}, Derivation: []string{"c", "d"},
-	}
+	var est capacity.Estimate
+	fillNonZero(t, reflect.ValueOf(&est).Elem())
 	doc := inputJSON(t, []*deploy.Server{{Engine: deploy.EngineSGLang}}, []capacity.Estimate{est}, Settings{})
 	got := doc["servers"].([]any)[0].(map[string]any)["capacity"]
 
@@ -59,6 +53,45 @@ func TestCapacityMatchesItsJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("capacity in the input\n got %v\nwant %v", got, want)
+	}
+}
+
+// fillNonZero sets every field of a struct to a non-zero value of its type.
+func fillNonZero(t *testing.T, v reflect.Value) {
+	t.Helper()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("s" + v.Type().Field(i).Name)
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			f.SetInt(int64(7 + i))
+		case reflect.Float64:
+			f.SetFloat(0.5 + float64(i))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Pointer:
+			p := reflect.New(f.Type().Elem())
+			switch p.Elem().Kind() {
+			case reflect.Int64, reflect.Int:
+				p.Elem().SetInt(int64(1000 + i))
+			case reflect.Float64:
+				p.Elem().SetFloat(0.25 + float64(i))
+			default:
+				t.Fatalf("fillNonZero: pointer to %s", p.Elem().Kind())
+			}
+			f.Set(p)
+		case reflect.Slice:
+			if f.Type().Elem().Kind() != reflect.String {
+				t.Fatalf("fillNonZero: slice of %s", f.Type().Elem().Kind())
+			}
+			f.Set(reflect.ValueOf([]string{"x", "y"}))
+		default:
+			t.Fatalf("fillNonZero: field %s of kind %s", v.Type().Field(i).Name, f.Kind())
+		}
 	}
 }
 

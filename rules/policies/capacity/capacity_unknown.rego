@@ -28,7 +28,7 @@ deny contains finding if {
 	some s in lib.sglang_servers
 	c := s.capacity
 	not is_number(c.pool_tokens)
-	not lib.no_kv_memory(c)
+	not lib.wont_start(c)
 	count(c.missing) > 0
 	not bound_proves_too_small(c)
 	finding := {

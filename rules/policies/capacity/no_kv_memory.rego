@@ -1,17 +1,22 @@
 # METADATA
-# title: Weights leave no memory for the KV pool
+# title: No memory for the KV pool, the server would not start
 # description: >-
-#   The model weights on each GPU take all of the memory that
-#   --mem-fraction-static grants to weights plus KV cache, so there is nothing
-#   left for the pool. SGLang refuses to start: after loading the weights it
-#   raises ValueError("Loaded weights leave no GPU memory for the KV cache
-#   under --mem-fraction-static=…", mem_cache/kv_cache_configurator.py
-#   _profile_available_bytes). Severity critical: the server never serves; in a
-#   Kubernetes deployment the pod crash-loops after downloading and loading the
-#   whole checkpoint, each time.
+#   SGLang sizes the KV pool at startup from the memory that
+#   --mem-fraction-static grants to weights plus KV cache. When the weights
+#   on each GPU take all of it, it raises ValueError("Loaded weights leave no
+#   GPU memory for the KV cache under --mem-fraction-static=…",
+#   mem_cache/kv_cache_configurator.py _profile_available_bytes); when what is
+#   left rounds down to no tokens it raises RuntimeError("Not enough memory.
+#   Please try to increase --mem-fraction-static",
+#   model_executor/pool_configurator.py MemoryPoolConfig). kvlint reports the
+#   first from its own arithmetic and any other startup error capacity
+#   predicts. Severity critical: the server never serves; in Kubernetes the pod
+#   crash-loops, loading the whole checkpoint each time.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/kv_cache_configurator.py
 #     description: the startup check that raises "Loaded weights leave no GPU memory for the KV cache"
+#   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py
+#     description: MemoryPoolConfig raises "Not enough memory" for an empty pool
 #   - ref: https://github.com/sgl-project/sglang/issues/5372
 #     description: out of memory with a high --mem-fraction-static
 # custom:
@@ -35,6 +40,18 @@ deny contains finding if {
 			advice(s.capacity),
 			lib.opaque_note(s),
 		]),
+		"server": s.index,
+		"arg": lib.memory_arg(s),
+	}
+}
+
+deny contains finding if {
+	some s in lib.sglang_servers
+	not lib.no_kv_memory(s.capacity)
+	err := lib.startup_error(s.capacity)
+	err != ""
+	finding := {
+		"msg": sprintf("SGLang would not start: %s%s", [err, lib.opaque_note(s)]),
 		"server": s.index,
 		"arg": lib.memory_arg(s),
 	}

@@ -48,6 +48,21 @@ test_fires_with_only_the_budget_known if {
 	f.arg == ""
 }
 
+test_fires_on_a_predicted_startup_error if {
+	srv := test.server({"capacity": {"pool_tokens": 0, "startup_error": "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: 0.3"}})
+	findings := no_kv_memory.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "SGLang would not start: RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: 0.3",
+		"server": 0,
+		"arg": "",
+	}}
+}
+
+test_fires_once_when_both_the_budget_and_the_error_say_so if {
+	srv := test.server({"capacity": {"kv_budget_bytes": -1, "startup_error": "ValueError: Loaded weights leave no GPU memory for the KV cache"}})
+	count(no_kv_memory.deny) == 1 with input as test.input_with([srv])
+}
+
 test_quiet_when_the_budget_is_positive if {
 	count(no_kv_memory.deny) == 0 with input as test.input_with([test.server({})])
 }

@@ -47,15 +47,26 @@ context_tokens(c) := c.context_length if is_number(c.context_length)
 # --max-total-tokens, which the engine never exceeds
 # (kv_cache_configurator.py _apply_token_constraints: tokens = min(profiled,
 # max_total_tokens)), so it proves "at most".
-# When the weights leave no memory at all the server does not start, and
-# there is no pool to judge (KV103 reports that instead).
+# When the server would not start there is no pool to judge (KV103 reports
+# that instead).
 pool_limit(c) := {"tokens": c.pool_tokens, "exact": true} if {
-	not no_kv_memory(c)
+	not wont_start(c)
 	is_number(c.pool_tokens)
 } else := {"tokens": c.pool_upper_bound, "exact": false} if {
-	not no_kv_memory(c)
+	not wont_start(c)
 	is_number(c.pool_upper_bound)
 }
+
+# wont_start(c): capacity found that SGLang stops at startup while sizing the
+# pool, for lack of memory or with the error it names in startup_error.
+wont_start(c) if no_kv_memory(c)
+
+wont_start(c) if startup_error(c) != ""
+
+# startup_error(c) is the startup error capacity predicts, or "".
+startup_error(c) := c.startup_error if {
+	is_string(c.startup_error)
+} else := ""
 
 # no_kv_memory(c): the weights take all the memory --mem-fraction-static
 # grants, so SGLang raises at startup (kv_cache_configurator.py

@@ -57,4 +57,7 @@ test_pool_limit_undefined_when_weights_leave_no_memory if {
 	not lib.pool_limit({"pool_tokens": 0, "pool_upper_bound": 4096, "kv_budget_bytes": -1})
 	lib.no_kv_memory({"kv_budget_bytes": 0})
 	not lib.no_kv_memory({"kv_budget_bytes": null})
+	not lib.pool_limit({"pool_tokens": 64, "startup_error": "Not enough memory."})
+	lib.pool_limit({"pool_tokens": 64, "startup_error": ""}) == {"tokens": 64, "exact": true}
+	lib.startup_error({}) == ""
 }
