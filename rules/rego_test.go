@@ -1,12 +1,16 @@
 package rules
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"maps"
 	"path"
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
 
@@ -79,5 +83,31 @@ func TestEveryRuleHasTests(t *testing.T) {
 		if got := mod.Package.Path.String(); got != wantPkg {
 			t.Errorf("%s: package %s, want %s", testFile, got, wantPkg)
 		}
+	}
+}
+
+// TestPoliciesAreFormatted keeps the policies in `opa fmt` form, checked
+// with OPA's formatter so no opa binary is needed.
+func TestPoliciesAreFormatted(t *testing.T) {
+	err := fs.WalkDir(policyFS, "policies", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(policyFS, p)
+		if err != nil {
+			return err
+		}
+		formatted, err := format.SourceWithOpts(p, src, format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		if !bytes.Equal(formatted, src) {
+			t.Errorf("%s is not formatted as opa fmt would; formatted:\n%s", p, formatted)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -53,8 +53,9 @@ deny contains finding if {
 	}
 }
 
-at_most(limit) := "" if limit.exact
-else := "at most "
+at_most(limit) := "" if {
+	limit.exact
+} else := "at most "
 
 # The page size may come from the attention backend rather than the flag
 # (arg_groups/overrides.py _page_size_default); then the pool is what to fix.

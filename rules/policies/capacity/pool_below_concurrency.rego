@@ -55,8 +55,9 @@ deny contains finding if {
 	}
 }
 
-at_most(limit) := "" if limit.exact
-else := "at most "
+at_most(limit) := "" if {
+	limit.exact
+} else := "at most "
 
 # concurrency(s) is how many requests one scheduler must hold at once: the
 # explicit --max-running-requests first, else the deployment's declared

@@ -112,11 +112,13 @@ thousands(n) := concat("", [sign(n), concat(",", groups)]) if {
 	groups := array.concat([substring(digits, 0, head)], rest)
 }
 
-first_group_len(l) := 3 if l % 3 == 0
-else := l % 3
+first_group_len(l) := 3 if {
+	l % 3 == 0
+} else := l % 3
 
-sign(x) := "-" if x < 0
-else := ""
+sign(x) := "-" if {
+	x < 0
+} else := ""
 
 # gib(bytes) renders a byte count in GiB with one decimal: "79.6 GiB".
 gib(bytes) := sprintf("%s GiB", [one_decimal(bytes / 1073741824)])
