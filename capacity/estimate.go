@@ -37,6 +37,13 @@ type Estimate struct {
 	MaxRequestTokens    *int64 `json:"max_request_tokens"`    // min(context-1, pool-1)
 	FullContextRequests *int64 `json:"full_context_requests"` // pool / context, floored
 	MaxRunningRequests  *int64 `json:"max_running_requests"`  // explicit flag only
+	// SWAPoolTokens is the sliding-window pool of a hybrid SWA model (gpt-oss):
+	// its SWA layers keep this many tokens while the full layers keep
+	// PoolTokens. nil for other models.
+	SWAPoolTokens *int64 `json:"swa_pool_tokens,omitempty"`
+	// StartupError is the error SGLang would stop with at startup under this
+	// configuration ("Not enough memory…"), "" when none is expected.
+	StartupError string `json:"startup_error,omitempty"`
 
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …

@@ -1,0 +1,99 @@
+package capacity
+
+import (
+	"strconv"
+	"strings"
+)
+
+// GPU is one GPU model with the memory the engine sees and the names that
+// identify it in deployments. The catalog stores GPUs in this form
+// (capacity/data/gpus.json, facts from the reference gpus.tsv).
+type GPU struct {
+	Name   string `json:"name"` // canonical catalog name, e.g. H100-SXM-80GB
+	Vendor string `json:"vendor"`
+	// MemoryMiB is nvidia-smi memory.total (for AMD, rocm-smi VRAM total /
+	// 2^20): the figure SGLang's get_device_memory_capacity reads. 0 = unknown.
+	MemoryMiB int64 `json:"memory_mib,omitempty"`
+	// MemoryMiBAlternatives are other totals the same GPU reports with other
+	// drivers; MemoryMiB is the one kvlint uses.
+	MemoryMiBAlternatives []int64 `json:"memory_mib_alternatives,omitempty"`
+	MarketingGB           int     `json:"marketing_gb,omitempty"`
+
+	SMINames []string `json:"smi_names,omitempty"` // nvidia-smi --query-gpu=name
+	Aliases  []string `json:"aliases,omitempty"`   // names people write (--gpu, .kvlint.yaml)
+	// AssumedAliases are bare names that could also mean a sibling with other
+	// memory ("H100" is also an H100 NVL): a match through one of them is
+	// reported as an assumption.
+	AssumedAliases []string `json:"assumed_aliases,omitempty"`
+
+	GFDProducts     []string `json:"gfd_products,omitempty"`     // nvidia.com/gpu.product
+	GKEAccelerators []string `json:"gke_accelerators,omitempty"` // cloud.google.com/gke-accelerator
+	// KarpenterGPUNames are karpenter.k8s.aws/instance-gpu-name values (also
+	// EKS Auto Mode's eks.amazonaws.com/instance-gpu-name);
+	// KarpenterGPUMemoryMiB is the instance-gpu-memory that tells the
+	// variants of one name apart (a100: 40960 or 81920).
+	KarpenterGPUNames     []string `json:"karpenter_gpu_names,omitempty"`
+	KarpenterGPUMemoryMiB int64    `json:"karpenter_gpu_memory_mib,omitempty"`
+	// InstanceTypes are node.kubernetes.io/instance-type values (GCE machine
+	// types, EC2 instance types, Azure VM sizes); "g5.*" matches a family.
+	InstanceTypes []string `json:"instance_types,omitempty"`
+	AMDProducts   []string `json:"amd_products,omitempty"` // amd.com/gpu.product-name
+
+	// ComputeCapability is the CUDA compute capability ("9.0"); "" for AMD or
+	// when unknown.
+	ComputeCapability string `json:"compute_capability,omitempty"`
+	Source            string `json:"source"`
+}
+
+// MemoryBytes is the memory total in bytes (0 when unknown).
+func (g *GPU) MemoryBytes() int64 { return g.MemoryMiB << 20 }
+
+// ccMajor is the compute capability's major version, 0 when unknown.
+func (g *GPU) ccMajor() int {
+	major, _, _ := strings.Cut(g.ComputeCapability, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// isSM100 mirrors SGLang's is_sm100_supported (CUDA compute capability 10.x:
+// B200, B300, GB200, GB300), which picks Blackwell-only attention backends.
+func (g *GPU) isSM100() bool { return g.Vendor == "NVIDIA" && g.ccMajor() == 10 }
+
+// isCUDA says the engine runs its CUDA code paths on this GPU (not ROCm).
+func (g *GPU) isCUDA() bool { return g.Vendor == "NVIDIA" }
+
+// normalizeGPUName folds the ways one GPU is written into one key:
+// "NVIDIA-H100-80GB-HBM3", "nvidia h100 80gb hbm3", "H100_80GB_HBM3" →
+// "h100-80gb-hbm3". Vendor words are dropped, any run of other characters
+// becomes "-", and GFD's "-SHARED" suffix (time-slicing) is removed.
+func normalizeGPUName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	parts := strings.Split(b.String(), "-")
+	for len(parts) > 1 {
+		switch parts[0] {
+		case "nvidia", "tesla", "amd", "instinct", "geforce":
+			parts = parts[1:]
+			continue
+		}
+		break
+	}
+	if n := len(parts); n > 1 && parts[n-1] == "shared" {
+		parts = parts[:n-1]
+	}
+	return strings.Join(parts, "-")
+}

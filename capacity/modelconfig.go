@@ -1,0 +1,608 @@
+package capacity
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Limits on config values: anything larger is not a real model and would only
+// overflow the arithmetic.
+const (
+	maxLayers = 1 << 16
+	maxHeads  = 1 << 16
+	maxDim    = 1 << 20
+)
+
+// ReadModelConfig reads a Hugging Face config.json (path is the file, or a
+// directory holding it) the way SGLang's ModelConfig reads it: the text
+// sub-config of multimodal models, the KV-head count, head dimensions, MLA
+// and DSA fields, sliding-window layers, the context-length keys and
+// rope_scaling, dtype, quantization_config, and hf_quant_config.json beside
+// it. config.json has no parameter count: when the directory also holds
+// model.safetensors.index.json, its metadata.total_size becomes WeightsBytes;
+// otherwise the weights stay unknown. Errors are *deploy.Error naming the file
+// (with line:col for JSON syntax errors and bad values).
+func ReadModelConfig(path string) (*Model, error) {
+	file := path
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, &deploy.Error{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + plainIOError(err)}
+	}
+	dir := filepath.Dir(path)
+	if info.IsDir() {
+		dir = path
+		file = filepath.Join(path, "config.json")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + plainIOError(err)}
+	}
+	m, err := parseModelConfig(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.ID = path
+	if err := readHFQuantConfig(dir, m); err != nil {
+		return nil, err
+	}
+	if err := readSafetensorsIndex(dir, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func plainIOError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// configReader reads typed fields of one JSON object (the top-level config or
+// its text sub-config), turning a wrong type into an error at the value.
+type configReader struct {
+	doc    *jsonDoc
+	obj    map[string]any
+	prefix string // key path of obj in doc ("" or "text_config")
+	err    *deploy.Error
+}
+
+func (r *configReader) path(key string) string {
+	if r.prefix == "" {
+		return key
+	}
+	return r.prefix + "." + key
+}
+
+func (r *configReader) fail(key, format string, args ...any) {
+	if r.err == nil {
+		r.err = deploy.Errorf(r.doc.span(r.path(key)), "%s: "+format, append([]any{r.path(key)}, args...)...)
+	}
+}
+
+// has reports whether key is present and not null (Python's getattr(…, None)
+// is not None).
+func (r *configReader) has(key string) bool {
+	v, ok := r.obj[key]
+	return ok && v != nil
+}
+
+// int reads an integer field in [0, limit]; absent or null gives 0, false.
+func (r *configReader) int(key string, limit int64) (int64, bool) {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return 0, false
+	}
+	n, isNum := v.(json.Number)
+	if !isNum {
+		r.fail(key, "must be a number, not %s", jsonKind(v))
+		return 0, false
+	}
+	i, err := n.Int64()
+	if err != nil {
+		f, ferr := n.Float64()
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > float64(math.MaxInt64)/2 {
+			r.fail(key, "must be an integer, not %s", n.String())
+			return 0, false
+		}
+		i = int64(f)
+	}
+	if i < 0 || i > limit {
+		r.fail(key, "%d is outside the plausible range 0..%d", i, limit)
+		return 0, false
+	}
+	return i, true
+}
+
+func (r *configReader) float(key string) (float64, bool) {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return 0, false
+	}
+	n, isNum := v.(json.Number)
+	if !isNum {
+		r.fail(key, "must be a number, not %s", jsonKind(v))
+		return 0, false
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		r.fail(key, "must be a finite number, not %s", n.String())
+		return 0, false
+	}
+	return f, true
+}
+
+func (r *configReader) str(key string) string {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return ""
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		r.fail(key, "must be a string, not %s", jsonKind(v))
+	}
+	return s
+}
+
+func (r *configReader) bool(key string) bool {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		r.fail(key, "must be true or false, not %s", jsonKind(v))
+	}
+	return b
+}
+
+func (r *configReader) strings(key string) []string {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		r.fail(key, "must be a list of strings, not %s", jsonKind(v))
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, isStr := e.(string)
+		if !isStr {
+			r.fail(key, "must be a list of strings, but holds %s", jsonKind(e))
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (r *configReader) object(key string) map[string]any {
+	v, ok := r.obj[key]
+	if !ok || v == nil {
+		return nil
+	}
+	o, isObj := v.(map[string]any)
+	if !isObj {
+		r.fail(key, "must be an object, not %s", jsonKind(v))
+	}
+	return o
+}
+
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "the number " + v.String()
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// contextLengthKeys is SGLang's CONTEXT_LENGTH_KEYS, in its order of preference
+// (python/sglang/srt/utils/hf_transformers/common.py, L448-454).
+var contextLengthKeys = []string{"max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings"}
+
+// parseModelConfig decodes config.json text; file names it in errors.
+func parseModelConfig(file string, data []byte) (*Model, error) {
+	doc, err := decodeJSONObject(file, data)
+	if err != nil {
+		return nil, err
+	}
+	top := &configReader{doc: doc, obj: doc.root}
+	m := &Model{ID: file, Source: "local config " + file, Confidence: "config-read"}
+	m.Architectures = top.strings("architectures")
+
+	// The sub-config that describes the language model, in SGLang's order:
+	// llm_config > language_config > text_config (get_hf_text_config,
+	// utils/hf_transformers/common.py L327-392). thinker_config (Qwen Omni)
+	// nests its own text_config.
+	text := top
+	for _, key := range []string{"thinker_config", "llm_config", "language_config", "text_config"} {
+		if sub := top.object(key); sub != nil {
+			text = &configReader{doc: doc, obj: sub, prefix: key}
+			if key == "thinker_config" {
+				if inner, ok := sub["text_config"].(map[string]any); ok {
+					text = &configReader{doc: doc, obj: inner, prefix: key + ".text_config"}
+				}
+			}
+			break
+		}
+	}
+	m.ModelType = text.str("model_type")
+	if m.ModelType == "" {
+		m.ModelType = top.str("model_type")
+	}
+
+	layers, okL := text.int("num_hidden_layers", maxLayers)
+	hidden, okH := text.int("hidden_size", maxDim)
+	heads, okA := text.int("num_attention_heads", maxHeads)
+	m.Layers, m.HiddenSize, m.Heads = int(layers), int(hidden), int(heads)
+	headDim, _ := text.int("head_dim", maxDim)
+	m.HeadDim = int(headDim)
+	vHeadDim, _ := text.int("v_head_dim", maxDim)
+	m.VHeadDim = int(vHeadDim)
+	m.KVHeads = totalKVHeads(text, top, m)
+
+	kvLora, _ := text.int("kv_lora_rank", maxDim)
+	rope, _ := text.int("qk_rope_head_dim", maxDim)
+	m.KVLoraRank, m.QKRopeHeadDim = int(kvLora), int(rope)
+	idxDim, _ := text.int("index_head_dim", maxDim)
+	m.IndexHeadDim = int(idxDim)
+	if text.has("index_topk") {
+		k, _ := text.int("index_topk", math.MaxInt32)
+		m.IndexTopK = int(k)
+		if m.IndexTopK == 0 {
+			m.IndexTopK = -1 // present; only its presence matters
+		}
+	}
+
+	// Sliding window: SGLang's _get_sliding_window_size reads these keys in
+	// this order (configs/model_config.py L1293-1298).
+	for _, key := range []string{"sliding_window_size", "sliding_window", "window_size"} {
+		if text.has(key) {
+			w, _ := text.int(key, math.MaxInt32)
+			m.SlidingWindow = int(w)
+			break
+		}
+	}
+	readLayerKinds(text, m)
+	swaKV, _ := text.int("swa_num_key_value_heads", maxHeads)
+	swaHD, _ := text.int("swa_head_dim", maxDim)
+	swaVHD, _ := text.int("swa_v_head_dim", maxDim)
+	m.SWAKVHeads, m.SWAHeadDim, m.SWAVHeadDim = int(swaKV), int(swaHD), int(swaVHD)
+	m.HybridSWAOptIn = text.bool("is_hybrid_swa")
+
+	for _, key := range contextLengthKeys {
+		if text.has(key) {
+			v, _ := text.int(key, 1<<40)
+			m.ContextKey, m.ContextValue = key, v
+			break
+		}
+	}
+	m.RopeScaling = readRopeScaling(text)
+
+	// dtype: the text config's own, else the parent's (get_hf_text_config
+	// copies the parent dtype into sub-configs that lack one).
+	m.Dtype = firstNonEmpty(text.str("dtype"), text.str("torch_dtype"), top.str("dtype"), top.str("torch_dtype"))
+
+	q := top.object("quantization_config")
+	qr := top
+	if q == nil {
+		q = text.object("quantization_config")
+		qr = text
+	}
+	if q != nil {
+		m.Quant = quantFromConfig(&configReader{doc: doc, obj: q, prefix: qr.path("quantization_config")})
+	}
+
+	vocab, _ := text.int("vocab_size", 1<<30)
+	m.VocabSize = int(vocab)
+	if text.has("tie_word_embeddings") {
+		m.TieWordEmbeddings = text.bool("tie_word_embeddings")
+	} else {
+		m.TieWordEmbeddings = top.bool("tie_word_embeddings")
+	}
+	for _, key := range []string{"n_routed_experts", "num_experts", "num_local_experts"} {
+		if text.has(key) {
+			e, _ := text.int(key, 1<<20)
+			m.Experts = int(e)
+			break
+		}
+	}
+	for _, key := range []string{"num_experts_per_tok", "experts_per_token"} {
+		if text.has(key) {
+			e, _ := text.int(key, 1<<20)
+			m.ExpertsPerToken = int(e)
+			break
+		}
+	}
+	nextn, _ := text.int("num_nextn_predict_layers", maxLayers)
+	m.NextNLayers = int(nextn)
+
+	if vc := top.object("vision_config"); vc != nil {
+		m.HasVisionConfig = true
+		vr := &configReader{doc: doc, obj: vc, prefix: "vision_config"}
+		vl, _ := vr.int("num_hidden_layers", maxLayers)
+		vh, _ := vr.int("hidden_size", maxDim)
+		m.VisionLayers, m.VisionHidden = int(vl), int(vh)
+		if vr.err != nil {
+			return nil, vr.err
+		}
+	}
+
+	m.Unsupported = unsupportedReason(text, m)
+
+	for _, r := range []*configReader{top, text} {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	switch {
+	case !okL || m.Layers == 0:
+		return nil, missingField(text, "num_hidden_layers")
+	case !okA || m.Heads == 0:
+		return nil, missingField(text, "num_attention_heads")
+	case !okH || m.HiddenSize == 0:
+		if m.HeadDim == 0 {
+			return nil, missingField(text, "hidden_size")
+		}
+	}
+	return m, nil
+}
+
+func missingField(r *configReader, key string) *deploy.Error {
+	where := "the config"
+	if r.prefix != "" {
+		where = r.prefix
+	}
+	return &deploy.Error{Span: deploy.Span{File: r.doc.file}, Message: fmt.Sprintf("%s has no %s: it does not describe a transformer language model kvlint can size", where, key)}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// totalKVHeads mirrors ModelConfig.get_total_num_kv_heads
+// (configs/model_config.py L1010-1071): multi_query means one KV head (except
+// Falcon's new decoder architecture), then the first of n_head_kv,
+// num_kv_heads, num_key_value_heads, multi_query_group_num,
+// num_attention_groups, else num_attention_heads.
+func totalKVHeads(text, top *configReader, m *Model) int {
+	falcon := map[string]bool{"falcon": true, "RefinedWeb": true, "RefinedWebModel": true}
+	newDecoder := falcon[top.str("model_type")] && top.bool("new_decoder_architecture")
+	if !newDecoder && text.bool("multi_query") {
+		return 1
+	}
+	for _, key := range []string{"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"} {
+		if text.has(key) {
+			n, _ := text.int(key, maxHeads)
+			return int(n)
+		}
+	}
+	return m.Heads
+}
+
+// readLayerKinds counts sliding-window and full-attention layers from
+// layer_types, hybrid_layer_pattern (1 = SWA) or sliding_window_pattern
+// (every n-th layer is global).
+func readLayerKinds(text *configReader, m *Model) {
+	if types := text.strings("layer_types"); len(types) > 0 {
+		for i, t := range types {
+			if m.Layers > 0 && i >= m.Layers {
+				break
+			}
+			switch t {
+			case "sliding_attention":
+				m.SWALayers++
+			case "full_attention":
+				m.FullLayers++
+			}
+		}
+		return
+	}
+	if v, ok := text.obj["hybrid_layer_pattern"].([]any); ok {
+		for i, e := range v {
+			if m.Layers > 0 && i >= m.Layers {
+				break
+			}
+			if n, isNum := e.(json.Number); isNum {
+				switch n.String() {
+				case "1":
+					m.SWALayers++
+				case "0":
+					m.FullLayers++
+				}
+			}
+		}
+		return
+	}
+	if p, ok := text.int("sliding_window_pattern", maxLayers); ok && p > 0 && m.Layers > 0 {
+		full := m.Layers / int(p)
+		m.FullLayers, m.SWALayers = full, m.Layers-full
+	}
+}
+
+// readRopeScaling reads rope_scaling (transformers v4) or rope_parameters (v5).
+func readRopeScaling(text *configReader) *RopeScaling {
+	key := "rope_scaling"
+	obj, isObj := text.obj[key].(map[string]any)
+	if !isObj {
+		key = "rope_parameters"
+		obj, isObj = text.obj[key].(map[string]any)
+	}
+	if !isObj {
+		return nil
+	}
+	r := &configReader{doc: text.doc, obj: obj, prefix: text.path(key)}
+	rs := &RopeScaling{Type: r.str("type"), RopeType: r.str("rope_type")}
+	if f, ok := r.float("factor"); ok {
+		rs.Factor = f
+	}
+	if _, present := obj["original_max_position_embeddings"]; present {
+		rs.HasOriginalMax = true
+		v, _ := r.int("original_max_position_embeddings", 1<<40)
+		rs.OriginalMax = v
+	}
+	if r.err != nil && text.err == nil {
+		text.err = r.err
+	}
+	return rs
+}
+
+// quantFromConfig reads a quantization_config: the method, ModelOpt's
+// kv_cache_quant_algo (or a kv_cache_scheme of 8-bit floats, which ModelOpt's
+// from_config reads as FP8: layers/quantization/modelopt_quant.py L429-441),
+// and which weights it covers.
+func quantFromConfig(r *configReader) *Quantization {
+	q := &Quantization{Method: strings.ToLower(r.str("quant_method"))}
+	algo := r.str("quant_algo")
+	if algo != "" {
+		// ModelOpt's flat format (quant_algo in config.json).
+		q.Method = "modelopt_" + strings.ToLower(algo)
+		if scheme, ok := r.obj["kv_cache_scheme"].(map[string]any); ok {
+			if t, _ := scheme["type"].(string); t == "float" {
+				if n, _ := scheme["num_bits"].(json.Number); n.String() == "8" {
+					q.KVCacheQuantAlgo = "FP8"
+				}
+			}
+		} else {
+			q.KVCacheQuantAlgo = r.str("kv_cache_quant_algo")
+		}
+	}
+	setQuantStorage(q)
+	return q
+}
+
+// setQuantStorage fills in the scope and bits per weight of a method kvlint
+// knows; unknown methods keep 0 bits (weights then stay unknown).
+func setQuantStorage(q *Quantization) {
+	switch q.Method {
+	case "fp8", "modelopt_fp8", "fbgemm_fp8", "w8a8_fp8":
+		q.Scope, q.BitsPerWeight = "linear", 8
+	case "modelopt_nvfp4", "modelopt_fp4":
+		// NVFP4: 4-bit values plus one FP8 scale per 16.
+		q.Scope, q.BitsPerWeight = "mlp", 4.5
+	case "mxfp4":
+		// MXFP4: 4-bit values plus one 8-bit scale per 32.
+		q.Scope, q.BitsPerWeight = "experts", 4.25
+	}
+}
+
+// readHFQuantConfig reads ModelOpt's hf_quant_config.json (the nested format
+// SGLang still accepts: quantization.quant_algo / kv_cache_quant_algo) when
+// config.json itself has no quantization_config.
+func readHFQuantConfig(dir string, m *Model) error {
+	file := filepath.Join(dir, "hf_quant_config.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
+	}
+	doc, derr := decodeJSONObject(file, data)
+	if derr != nil {
+		return derr
+	}
+	top := &configReader{doc: doc, obj: doc.root}
+	section := top.object("quantization")
+	if top.err != nil {
+		return top.err
+	}
+	if section == nil || m.Quant != nil {
+		return nil
+	}
+	r := &configReader{doc: doc, obj: section, prefix: "quantization"}
+	algo := r.str("quant_algo")
+	if r.err != nil {
+		return r.err
+	}
+	if algo == "" {
+		return nil
+	}
+	q := &Quantization{Method: "modelopt_" + strings.ToLower(algo), KVCacheQuantAlgo: r.str("kv_cache_quant_algo")}
+	setQuantStorage(q)
+	m.Quant = q
+	return r.err
+}
+
+// readSafetensorsIndex takes the checkpoint size from
+// model.safetensors.index.json's metadata.total_size, when present.
+func readSafetensorsIndex(dir string, m *Model) error {
+	file := filepath.Join(dir, "model.safetensors.index.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
+	}
+	doc, derr := decodeJSONObject(file, data)
+	if derr != nil {
+		return derr
+	}
+	top := &configReader{doc: doc, obj: doc.root}
+	meta := top.object("metadata")
+	if top.err != nil {
+		return top.err
+	}
+	if meta == nil {
+		return nil
+	}
+	r := &configReader{doc: doc, obj: meta, prefix: "metadata"}
+	if size, ok := r.int("total_size", 1<<50); ok && size > 0 {
+		m.WeightsBytes = size
+		m.ParamsSource = "checkpoint size from " + file + " (metadata.total_size)"
+	}
+	return r.err
+}
+
+// unsupportedReason names pool layouts kvlint does not model, so an estimate
+// says so instead of printing a wrong number.
+func unsupportedReason(text *configReader, m *Model) string {
+	switch {
+	case m.hasArch("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark"):
+		return "DeepSeek-V4 has its own compressed KV pools (DSV4PoolConfigurator), which kvlint does not model"
+	case strings.HasPrefix(m.arch0(), "MiniMaxM3Sparse"):
+		return "MiniMax sparse attention keeps an indexer pool beside the KV pool, which kvlint does not model"
+	case isHybridSWACompress(m):
+		return "this architecture's compressed sliding-window pools (is_hybrid_swa_compress) are not modelled by kvlint"
+	}
+	for _, key := range []string{"full_attention_interval", "linear_num_key_heads", "mamba_d_state", "ssm_state_size", "mamba_n_heads", "hybrid_override_pattern", "layers_block_type"} {
+		if text.has(key) {
+			return "a hybrid linear-attention/Mamba model: SGLang sizes a recurrent-state pool beside the KV pool, which kvlint does not model"
+		}
+	}
+	if types, ok := text.obj["layer_types"].([]any); ok {
+		for _, t := range types {
+			if s, _ := t.(string); s == "linear_attention" || s == "mamba" {
+				return "a hybrid linear-attention/Mamba model: SGLang sizes a recurrent-state pool beside the KV pool, which kvlint does not model"
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,359 @@
+package capacity
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Options are the inputs of an estimate that do not come from the server.
+type Options struct {
+	// GPU overrides the server's GPU (kvlint's --gpu flag).
+	GPU string
+	// ModelConfigs maps a model name as the server writes it to a local
+	// config.json (file or directory) or to a catalog id (.kvlint.yaml models:).
+	ModelConfigs map[string]string
+	// BaseDir resolves relative paths in ModelConfigs (the directory of
+	// .kvlint.yaml).
+	BaseDir string
+	// Catalog is the model and GPU catalog; nil means Default().
+	Catalog *Catalog
+}
+
+// EstimateServer computes the KV-cache pool SGLang will allocate for one
+// server, the way the engine computes it at startup, from the server's
+// canonical flags, its model and its GPU. Whatever it cannot read it leaves
+// nil, lists in Missing (what the user can declare) and explains in
+// Assumptions; Derivation shows every step with its numbers. It never panics:
+// unknown models, GPUs and placeholder flag values only make fields nil.
+func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
+	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
+	defer func() {
+		if p := recover(); p != nil {
+			est.assume("internal error while estimating this server (please report it): %v\n%s", p, debug.Stack())
+		}
+	}()
+	if s == nil {
+		est.assume("no server to estimate")
+		return est
+	}
+	est.Engine = s.Engine
+	if s.Engine != deploy.EngineSGLang {
+		est.assume("kvlint sizes SGLang's KV pool; %s servers are not estimated", engineName(s.Engine))
+		return est
+	}
+	cat := opt.Catalog
+	if cat == nil {
+		cat = Default()
+	}
+	e := &estimator{s: s, opt: opt, cat: cat, est: &est}
+	e.r = &argReader{s: s, est: &est}
+	e.run()
+	return est
+}
+
+func engineName(e deploy.Engine) string {
+	if e == "" {
+		return "unknown-engine"
+	}
+	return string(e)
+}
+
+// estimator carries one estimate's resolved inputs between its steps.
+type estimator struct {
+	s   *deploy.Server
+	opt Options
+	cat *Catalog
+	r   *argReader
+	est *Estimate
+
+	parallelKnown bool
+	tp, dp, pp    int
+	attnCP        int
+	dpAttention   bool
+	attnTP        int
+
+	gpu   *GPU
+	model *Model
+
+	contextFlag bool // --context-length was given (known)
+	pageKnown   bool
+	page        int
+
+	modelDtype string // torch dtype of weights and of auto KV; "" unknown
+	kvDtype    string // resolved pool dtype; "" unknown
+	hybridSWA  bool
+	swaRatio   float64
+	cells      []cell // per pipeline stage
+	stageLayer []int
+
+	maxTotalTokens    int64
+	maxTotalTokensSet bool
+
+	memFraction      float64
+	memFractionKnown bool
+	weights          []int64 // bytes per GPU, per pipeline stage
+	weightsKnown     bool
+	swaCapTokens     int64 // SWA pool size when SWAChunkCapPoolConfigurator applies
+}
+
+func (e *estimator) run() {
+	e.parallel()
+	e.resolveGPU()
+	e.resolveModel()
+	e.context()
+	e.maxTotal()
+	e.pageSize()
+	e.dtypes()
+	e.cell()
+	e.memFractionStatic()
+	e.weightsPerGPU()
+	e.pool()
+	e.limits()
+}
+
+// parallel reads --tp-size, --dp-size, --pp-size, --attn-cp-size and
+// --enable-dp-attention and derives the attention TP size.
+func (e *estimator) parallel() {
+	e.parallelKnown = true
+	read := func(name string, def int, aliases ...string) int {
+		v, st := e.r.int(append([]string{name}, aliases...)...)
+		switch st {
+		case argUnset:
+			return def
+		case argUnknown:
+			e.parallelKnown = false
+			return def
+		}
+		if v < 1 || v > 1<<16 {
+			e.est.assume("%s %d is not a valid parallel size", name, v)
+			e.parallelKnown = false
+			return def
+		}
+		return int(v)
+	}
+	e.tp = read("--tp-size", 1)
+	e.dp = read("--dp-size", 1)
+	e.pp = read("--pp-size", 1)
+	e.attnCP = read("--attn-cp-size", 1)
+	flag, st := e.r.bool("--enable-dp-attention")
+	if st == argUnknown {
+		e.parallelKnown = false
+	}
+	// --enable-dp-attention is reset when dp_size == 1
+	// (arg_groups/overrides.py _data_parallelism_defaults).
+	e.dpAttention = flag && e.dp > 1
+	if e.parallelKnown {
+		e.est.TP, e.est.DP, e.est.PP = e.tp, e.dp, e.pp
+	}
+	if flag && e.dp > 1 && e.tp%e.dp != 0 {
+		e.est.StartupError = fmt.Sprintf("--enable-dp-attention requires --tp-size (%d) to be a multiple of --dp-size (%d): SGLang asserts tp_size %% dp_size == 0 (server_args.py _handle_data_parallelism)", e.tp, e.dp)
+		e.parallelKnown = false
+	}
+	attnDP := 1
+	if e.dpAttention {
+		attnDP = e.dp
+	}
+	// layers/dp_attention.py compute_dp_attention_world_info L293-307.
+	e.attnTP = e.tp / attnDP / e.attnCP
+	if e.attnTP < 1 {
+		if e.parallelKnown {
+			e.est.StartupError = fmt.Sprintf("attention TP size tp %d / dp %d / attn_cp %d is below 1", e.tp, attnDP, e.attnCP)
+		}
+		e.parallelKnown = false
+		e.attnTP = 1
+	}
+	if !e.parallelKnown {
+		return
+	}
+	switch {
+	case e.dpAttention:
+		e.est.derive("attn_tp = tp %d / dp %d (DP attention)%s = %d: each attention-DP rank has its own pool and scheduler", e.tp, e.dp, cpNote(e.attnCP), e.attnTP)
+	case e.dp > 1:
+		e.est.derive("dp %d without DP attention: %d independent replicas of tp %d × pp %d GPUs, each with its own pool", e.dp, e.dp, e.tp, e.pp)
+	}
+	if v, st := e.r.int("--dcp-size"); st == argSet && v > 1 {
+		e.est.assume("--dcp-size %d (decode context parallelism) changes how KV is spread over ranks; kvlint does not model it", v)
+	}
+	if on, _ := e.r.bool("--enable-prefill-cp"); on {
+		e.est.assume("--enable-prefill-cp reconfigures attention parallelism (it enables DP attention and context parallelism); kvlint does not model it")
+	}
+}
+
+func cpNote(cp int) string {
+	if cp > 1 {
+		return fmt.Sprintf(" / attn_cp %d", cp)
+	}
+	return ""
+}
+
+// resolveGPU finds the server's GPU: --gpu, else the one the manifests name.
+func (e *estimator) resolveGPU() {
+	name, from := strings.TrimSpace(e.opt.GPU), "--gpu"
+	if name == "" {
+		g := e.s.GPU
+		switch {
+		case g.Known && strings.TrimSpace(g.Raw) != "":
+			name, from = strings.TrimSpace(g.Raw), "the deployment"
+		case g.IsSet() && !g.Known:
+			e.est.assume("the GPU is given as %q, which kvlint cannot resolve statically%s", g.Raw, at(g.Span))
+		}
+	}
+	e.gpuCount()
+	if name == "" {
+		e.est.need("gpu")
+		e.est.assume("no GPU is known for this server: declare it with --gpu or gpu: in .kvlint.yaml")
+		return
+	}
+	g, how := e.cat.lookupGPU(name)
+	switch {
+	case g == nil && len(how.candidates) > 0:
+		e.est.need("gpu")
+		e.est.assume("GPU %q (from %s) could be any of %s, which differ in memory: declare which", name, from, strings.Join(how.candidates, ", "))
+		return
+	case g == nil:
+		e.est.need("gpu")
+		e.est.assume("GPU %q (from %s) is not in kvlint's GPU catalog: declare a known GPU with --gpu or gpu: in .kvlint.yaml", name, from)
+		return
+	}
+	e.gpu = g
+	e.est.GPU = g.Name
+	if how.assumed {
+		e.est.assume("GPU %q is read as %s (%s MiB)", name, g.Name, commas(g.MemoryMiB))
+	}
+	if g.MemoryMiB <= 0 {
+		e.est.need("gpu")
+		e.est.assume("kvlint knows no memory total for %s: declare a GPU whose memory it knows", g.Name)
+		return
+	}
+	e.est.GPUMemoryBytes = ptr(g.MemoryBytes())
+	e.est.derive("GPU %s: nvidia-smi memory.total %s MiB", g.Name, commas(g.MemoryMiB))
+	for _, alt := range g.MemoryMiBAlternatives {
+		e.est.assume("%s reports %s MiB with some drivers; kvlint uses %s MiB", g.Name, commas(alt), commas(g.MemoryMiB))
+	}
+}
+
+func (e *estimator) gpuCount() {
+	c := e.s.GPUCount
+	if !c.IsSet() {
+		return
+	}
+	if !c.Known {
+		e.est.assume("the GPU count %q cannot be resolved statically%s", c.Raw, at(c.Span))
+		return
+	}
+	n, err := pyInt(c.Raw)
+	if err != nil || n < 0 || n > 1<<16 {
+		e.est.assume("the GPU count %q is not a number%s", c.Raw, at(c.Span))
+		return
+	}
+	e.est.GPUCount = int(n)
+}
+
+// resolveModel finds the model: a .kvlint.yaml mapping (a local config.json
+// or a catalog id), else the catalog by id or by a path's last component.
+func (e *estimator) resolveModel() {
+	v := e.s.Model
+	if !v.IsSet() || (v.Known && strings.TrimSpace(v.Raw) == "") {
+		e.est.need("model")
+		e.est.assume("the server names no model (--model-path)")
+		return
+	}
+	if !v.Known {
+		e.est.need("model")
+		e.est.assume("the model is given as %q, which kvlint cannot resolve statically%s: declare it under models: in .kvlint.yaml", v.Raw, at(v.Span))
+		return
+	}
+	name := strings.TrimSpace(v.Raw)
+	if mapped, ok := e.opt.ModelConfigs[name]; ok {
+		e.modelFromMapping(name, mapped)
+		return
+	}
+	m, how := e.cat.lookupModel(name)
+	switch how {
+	case matchNone:
+		e.est.need("model")
+		e.est.assume("model %q is not in kvlint's catalog: declare its config.json under models: in .kvlint.yaml", name)
+		return
+	case matchAlias:
+		e.est.assume("%q is read as catalog model %s (the same configuration under another name)", name, m.ID)
+	case matchPath:
+		e.est.assume("%q is read as catalog model %s because its last path component matches; declare its config.json under models: in .kvlint.yaml if the directory holds something else", name, m.ID)
+	}
+	e.useModel(m, m.ID)
+}
+
+func (e *estimator) modelFromMapping(name, mapped string) {
+	if m, how := e.cat.lookupModel(mapped); how == matchID || how == matchAlias {
+		e.est.assume("%q is read as catalog model %s, as .kvlint.yaml declares", name, m.ID)
+		e.useModel(m, m.ID)
+		return
+	}
+	path := mapped
+	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
+		path = filepath.Join(e.opt.BaseDir, path)
+	}
+	m, err := ReadModelConfig(path)
+	if err != nil {
+		e.est.need("model")
+		e.est.assume("the config declared for %q in .kvlint.yaml cannot be used: %v", name, err)
+		return
+	}
+	e.est.derive("model %q: config read from %s", name, path)
+	e.useModel(m, path)
+}
+
+func (e *estimator) useModel(m *Model, resolved string) {
+	e.model = m
+	e.est.Model = resolved
+	if m.Confidence == "inferred" {
+		e.est.assume("kvlint's facts for %s are inferred from a training framework's model arguments, not read from its config.json", m.ID)
+	}
+	if m.Unsupported != "" {
+		e.est.assume("%s: %s, so the pool is not computed", m.ID, m.Unsupported)
+	}
+}
+
+// context sets the context length: --context-length, else the model's.
+func (e *estimator) context() {
+	flagCtx, st := e.r.humanInt("--context-length")
+	var derived int64
+	var how string
+	derivedOK := false
+	if e.model != nil {
+		derived, how, derivedOK = derivedContextLength(e.model)
+	}
+	switch st {
+	case argSet:
+		e.contextFlag = true
+		e.est.ContextLength = ptr(flagCtx)
+		e.est.ContextSource = "flag"
+		e.est.derive("context length %s (--context-length)", commas(flagCtx))
+		if derivedOK && flagCtx > derived {
+			e.est.assume("--context-length %s is above the model's %s: SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set (configs/model_config.py _derive_context_length)", commas(flagCtx), commas(derived))
+		}
+		return
+	case argUnknown:
+		return
+	}
+	if e.model == nil {
+		return
+	}
+	if !derivedOK {
+		e.est.assume("kvlint does not know the context length of %s: pass --context-length or declare its config.json", e.model.ID)
+		return
+	}
+	e.est.ContextLength = ptr(derived)
+	e.est.ContextSource = "model"
+	e.est.derive("context length %s from the model config: %s", commas(derived), how)
+}
+
+func (e *estimator) maxTotal() {
+	v, st := e.r.humanInt("--max-total-tokens")
+	if st == argSet {
+		e.maxTotalTokens, e.maxTotalTokensSet = v, true
+	}
+}

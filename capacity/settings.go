@@ -1,0 +1,252 @@
+package capacity
+
+import (
+	"fmt"
+	"strings"
+)
+
+// pageSize resolves --page-size the way SGLang's resolution passes do:
+// 1 on CUDA by default (arg_groups/overrides.py _page_size_default
+// L1917-1936), 64 for DeepSeek DSA models (_deepseek_family_overrides), and
+// the page sizes attention backends force (_mla_backend_page_constraints
+// L1682-1745, _fa4_page_constraint L1837-1857) — including the backends SGLang
+// picks by default on SM100 (Blackwell): trtllm_mla for the DeepSeek family
+// (_deepseek_family_overrides L404-412) and trtllm_mha for other models
+// without speculative decoding (server_args.py _get_default_attn_backend
+// L4847-4916).
+func (e *estimator) pageSize() {
+	v, st := e.r.int("--page-size")
+	switch st {
+	case argUnknown:
+		e.est.PageSize = 0
+		e.est.assume("the page size is unknown, so page alignment is not applied")
+		return
+	case argSet:
+		if v < 1 || v > 1<<20 {
+			e.est.assume("--page-size %d is not a valid page size", v)
+			return
+		}
+	}
+	page := int(v)
+	how := "--page-size"
+	explicit := st == argSet
+	if !explicit {
+		page, how = 1, "SGLang's default on CUDA"
+	}
+	backend, _ := e.r.str("--attention-backend")
+	decodeBackend, _ := e.r.str("--decode-attention-backend")
+	prefillBackend, _ := e.r.str("--prefill-attention-backend")
+	noBackend := backend == "" && decodeBackend == "" && prefillBackend == ""
+	m, g := e.model, e.gpu
+	mla := m != nil && m.isMLA()
+	if !explicit && m != nil && m.isDeepseekFamily() && m.isDSA() && (g == nil || g.isCUDA()) {
+		page, how = 64, "SGLang sets 64 for DeepSeek DSA models"
+	}
+	if noBackend && g != nil && g.isSM100() && m != nil {
+		spec, _ := e.r.str("--speculative-algorithm")
+		switch {
+		case m.isDeepseekFamily() && !m.isDSA():
+			backend = "trtllm_mla"
+		case !mla && spec == "":
+			backend = "trtllm_mha"
+		}
+	}
+	has := func(name string) bool { return backend == name || decodeBackend == name || prefillBackend == name }
+	snap := func(to int, allowed []int, why string) {
+		for _, a := range allowed {
+			if page == a {
+				return
+			}
+		}
+		page, how = to, why
+	}
+	switch {
+	case backend == "flashmla" || decodeBackend == "flashmla":
+		snap(64, nil, "FlashMLA supports only 64")
+	case backend == "cutlass_mla" || decodeBackend == "cutlass_mla":
+		snap(128, nil, "Cutlass MLA supports only 128")
+	}
+	if backend == "trtllm_mla" || decodeBackend == "trtllm_mla" {
+		snap(64, []int{32, 64}, "TensorRT-LLM MLA supports 32 or 64")
+	}
+	if backend == "tokenspeed_mla" || decodeBackend == "tokenspeed_mla" {
+		snap(64, []int{32, 64}, "tokenspeed_mla supports 32 or 64")
+	}
+	if has("cutedsl_mla") {
+		snap(64, []int{32, 64}, "CuteDSL MLA supports 32 or 64")
+	}
+	if has("trtllm_mha") {
+		snap(64, []int{16, 32, 64}, "TensorRT-LLM MHA (SGLang's default attention backend on SM100) supports 16, 32 or 64")
+	}
+	if has("fa4") && !mla && g != nil && g.isSM100() {
+		page, how = 128, "FA4 on SM100 supports only 128 for non-MLA models"
+	}
+	e.page, e.pageKnown = page, true
+	e.est.PageSize = page
+	if g == nil && !explicit {
+		e.est.assume("page size 1 assumed (the CUDA default); on Blackwell GPUs SGLang's default attention backends use 64")
+	}
+	e.est.derive("page size %d (%s)", page, how)
+}
+
+// dtypes resolves the model dtype (--dtype) and the KV pool dtype
+// (--kv-cache-dtype).
+func (e *estimator) dtypes() {
+	dtypeFlag, st := e.r.str("--dtype")
+	if st == argUnknown {
+		return
+	}
+	if st == argUnset {
+		dtypeFlag = "auto"
+	}
+	m := e.model
+	if m == nil {
+		return
+	}
+	dtype, how, ok := resolveModelDtype(m, strings.ToLower(dtypeFlag))
+	if !ok {
+		e.est.assume("--dtype %q is not one of SGLang's choices", dtypeFlag)
+		return
+	}
+	e.modelDtype = dtype
+	e.est.derive("model dtype %s (%s)", dtype, how)
+
+	kvFlag, st := e.r.str("--kv-cache-dtype")
+	if st == argUnknown {
+		return
+	}
+	if st == argUnset {
+		kvFlag = "auto"
+	}
+	kvFlag = strings.ToLower(kvFlag)
+	// DeepSeek DSA: auto becomes fp8_e4m3 on SM100+ and bfloat16 below
+	// (arg_groups/overrides.py _dsa_kv_cache_dtype_default L1204-1248).
+	if kvFlag == "auto" && m.isDSA() && m.isDeepseekFamily() {
+		switch {
+		case e.gpu == nil || !e.gpu.isCUDA() || e.gpu.ccMajor() == 0:
+			kvFlag = "bfloat16"
+			e.est.assume("DeepSeek DSA KV dtype: bfloat16 assumed (SGLang picks fp8_e4m3 on compute capability 10+ and bfloat16 below; the GPU's is unknown)")
+		case e.gpu.ccMajor() >= 10:
+			kvFlag = "fp8_e4m3"
+			e.est.derive("KV dtype fp8_e4m3: SGLang's DSA default on compute capability %s", e.gpu.ComputeCapability)
+		default:
+			kvFlag = "bfloat16"
+			e.est.derive("KV dtype bfloat16: SGLang's DSA default on compute capability %s", e.gpu.ComputeCapability)
+		}
+	}
+	// mem_cache/kv_cache_dtype.py configure_kv_cache_dtype L22-80.
+	switch kvFlag {
+	case "auto":
+		if m.Quant != nil && strings.EqualFold(m.Quant.KVCacheQuantAlgo, "FP8") {
+			e.kvDtype = "fp8_e4m3"
+			e.est.derive("KV dtype fp8_e4m3: --kv-cache-dtype auto and the checkpoint's kv_cache_quant_algo is FP8")
+		} else {
+			e.kvDtype = dtype
+			e.est.derive("KV dtype %s: --kv-cache-dtype auto follows the model dtype", dtype)
+		}
+	case "fp8_e4m3", "fp8_e5m2", "mxfp8":
+		e.kvDtype = kvFlag
+	case "bf16", "bfloat16":
+		e.kvDtype = "bfloat16"
+	case "nvfp4", "fp4_mx_block16":
+		e.kvDtype = "fp4_e2m1"
+		e.est.derive("KV dtype float4_e2m1fn_x2 (--kv-cache-dtype %s)", kvFlag)
+	case "fp4_e2m1":
+		e.est.StartupError = "--kv-cache-dtype fp4_e2m1 is deprecated and SGLang raises ValueError: use fp4_mx_block16"
+		return
+	default:
+		e.est.assume("--kv-cache-dtype %q is not one of SGLang's choices", kvFlag)
+		return
+	}
+	e.est.KVDtype = e.kvDtype
+}
+
+// resolveModelDtype is configs/model_config.py _get_and_verify_dtype
+// (L1600-1661) on the text config: --dtype auto keeps a bf16/fp16 checkpoint's
+// dtype and turns float32 (or no dtype at all) into float16, or bfloat16 for
+// Gemma. gpt-oss MXFP4 checkpoints are forced to bfloat16
+// (arg_groups/overrides.py _gpt_oss_overrides L606-612).
+func resolveModelDtype(m *Model, flag string) (dtype, how string, ok bool) {
+	if flag == "auto" && m.hasArch("GptOssForCausalLM") && m.Quant != nil && m.Quant.Method == "mxfp4" {
+		return "bfloat16", "SGLang runs MXFP4 gpt-oss in bfloat16", true
+	}
+	named := map[string]string{"half": "float16", "float16": "float16", "float": "float32", "float32": "float32", "bfloat16": "bfloat16"}
+	if flag != "auto" {
+		d, known := named[flag]
+		return d, "--dtype " + flag, known
+	}
+	cfg := named[strings.ToLower(m.Dtype)]
+	switch cfg {
+	case "bfloat16", "float16":
+		return cfg, "the checkpoint's " + m.Dtype, true
+	}
+	stated := "the checkpoint states no dtype, which SGLang reads as float32"
+	if m.Dtype != "" {
+		stated = "the checkpoint's " + m.Dtype
+	}
+	if strings.HasPrefix(m.ModelType, "gemma") {
+		return "bfloat16", stated + "; --dtype auto uses bfloat16 for Gemma", true
+	}
+	return "float16", stated + "; --dtype auto uses float16", true
+}
+
+// cell computes the per-token cell of each pipeline stage.
+func (e *estimator) cell() {
+	m := e.model
+	if m == nil || m.Unsupported != "" || !e.parallelKnown || e.kvDtype == "" {
+		return
+	}
+	disable, st := e.r.bool("--disable-hybrid-swa-memory")
+	if st == argUnknown {
+		return
+	}
+	ratio, st := e.r.float("--swa-full-tokens-ratio")
+	switch st {
+	case argUnknown:
+		return
+	case argUnset:
+		ratio = 0.8
+	}
+	if ratio <= 0 || ratio > 1 {
+		e.est.StartupError = fmt.Sprintf("--swa-full-tokens-ratio %g must be in (0, 1]", ratio)
+		return
+	}
+	e.swaRatio = ratio
+	e.hybridSWA = m.isHybridSWAModel() && !disable
+	if m.hasArch("Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration", "Gemma3nForCausalLM", "Gemma3nForConditionalGeneration") && m.SlidingWindow > 0 {
+		e.est.derive("%s: SGLang disables hybrid SWA memory for Gemma 2/3 (arg_groups/overrides.py _gemma2_gemma3_overrides), so every layer keeps full KV", m.arch0())
+	}
+	if m.isHybridSWAModel() && disable {
+		e.est.derive("--disable-hybrid-swa-memory: one full pool for every layer")
+	}
+	if spec, st := e.r.str("--speculative-algorithm"); st == argSet && spec != "" {
+		e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller", spec)
+	}
+	e.stageLayer = ppLayerSplit(m.Layers, e.pp)
+	worst := -1.0
+	for r, layers := range e.stageLayer {
+		c, err := computeCell(m, cellInput{KVDtype: e.kvDtype, AttnTP: e.attnTP, Layers: layers, HybridSWA: e.hybridSWA, SWARatio: ratio})
+		if err != nil {
+			e.est.assume("cannot compute the cell size of %s: %v", m.ID, err)
+			e.cells = nil
+			return
+		}
+		e.cells = append(e.cells, c)
+		if c.Bytes > worst {
+			worst = c.Bytes
+			if len(e.stageLayer) > 1 {
+				e.est.derive("pipeline stage %d has %d of %d layers (get_pp_indices: the last %d stages get one more)", r, layers, m.Layers, m.Layers%e.pp)
+			}
+		}
+	}
+	var largest cell
+	for _, c := range e.cells {
+		if c.Bytes >= largest.Bytes {
+			largest = c
+		}
+	}
+	for _, s := range largest.Steps {
+		e.est.derive("%s", s)
+	}
+	e.est.CellBytesPerToken = ptr(int64(largest.Bytes))
+}
