@@ -11,6 +11,11 @@ type Program string
 const (
 	SGLangServer Program = "sglang.launch_server" // also `sglang serve`
 	SGLangRouter Program = "sglang_router.launch_router"
+	// SGLangRouterServer is sglang_router.launch_server (also `smg server`):
+	// data-parallel SGLang servers plus a router in one command. It takes the
+	// server flags and the router flags with a "router-" prefix, and it does
+	// not read --config (sglang_router/launch_server.py main).
+	SGLangRouterServer Program = "sglang_router.launch_server"
 )
 
 // Engine is the deploy.Engine a program runs as.
@@ -51,4 +56,10 @@ type Result struct {
 	// stand (an unexpanded "$EXTRA_ARGS"): they may hold any flags, so a
 	// flag's absence from Args is not proof that it is unset.
 	Opaque []deploy.Value
+	// Lists holds, for flags that take several values (nargs '+', '*', N, or
+	// action append such as the router's --prefill URL [PORT]), each item
+	// with its own span: one inner slice per occurrence in force (the last
+	// one for a store action, every one for append). Args carries the same
+	// items joined by single spaces.
+	Lists map[string][][]deploy.Value
 }

@@ -1,0 +1,163 @@
+package flags
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// pyFloatRe is the grammar of Python's float() for a str (after strip):
+// digit groups may be separated by single underscores; "inf", "infinity" and
+// "nan" (any case, optionally signed) are accepted; hex is not.
+var pyFloatRe = regexp.MustCompile(`^[+-]?(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?$`)
+
+// pythonFloat is Python's float(s).
+func pythonFloat(s string) (float64, error) {
+	t := pyStrip(s)
+	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+	case "inf", "infinity":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), nil
+		}
+		return math.Inf(1), nil
+	case "nan":
+		return math.NaN(), nil
+	}
+	if strings.Count(t, "+")+strings.Count(t, "-") > 2 || !pyFloatRe.MatchString(t) {
+		return 0, fmt.Errorf("could not convert string to float: %q", s)
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("could not convert string to float: %q", s)
+	}
+	return f, nil // ErrRange: ParseFloat returns ±Inf or 0 like Python does
+}
+
+// typeName is what argparse prints for a type in "invalid %(type)s value":
+// the type callable's __name__ (argparse.py _get_value).
+func typeName(t string) string {
+	if i := strings.LastIndexByte(t, '.'); i >= 0 {
+		return t[i+1:]
+	}
+	return t
+}
+
+// convert applies the flag's argparse type to one value and returns the
+// number it denotes (ok=false when the type is not numeric or the number does
+// not fit). A non-nil error is an argparse error: the engine exits.
+func convert(f *Flag, raw string) (num float64, numeric bool, err error) {
+	switch f.Type {
+	case "int":
+		n, err := pythonInt(raw)
+		if errors.Is(err, ErrOutOfRange) {
+			return 0, false, nil // Python accepts it; kvlint can't hold it
+		}
+		if err != nil {
+			return 0, false, fmt.Errorf("invalid int value: %s", pyQuote(raw))
+		}
+		return float64(n), true, nil
+	case "float":
+		v, err := pythonFloat(raw)
+		if err != nil {
+			return 0, false, fmt.Errorf("invalid float value: %s", pyQuote(raw))
+		}
+		return v, true, nil
+	case "human_readable_int":
+		n, err := HumanReadableInt(raw)
+		if errors.Is(err, ErrOutOfRange) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		return float64(n), true, nil
+	case "json.loads":
+		if !pyJSONValid(raw) {
+			return 0, false, fmt.Errorf("invalid %s value: %s", typeName(f.Type), pyQuote(raw))
+		}
+	}
+	return 0, false, nil
+}
+
+// pyJSONValid approximates json.loads: Go's JSON grammar plus the NaN and
+// Infinity constants Python also accepts (so those are never reported).
+func pyJSONValid(raw string) bool {
+	if json.Valid([]byte(raw)) {
+		return true
+	}
+	return strings.Contains(raw, "NaN") || strings.Contains(raw, "Infinity")
+}
+
+// checkChoice compares a value with the choices after type conversion, as
+// argparse's _check_value does (an int choice matches "01").
+func checkChoice(f *Flag, raw string) error {
+	if len(f.Choices) == 0 {
+		return nil
+	}
+	if f.Type == "int" {
+		n, err := pythonInt(raw)
+		if err == nil {
+			for _, c := range f.Choices {
+				if m, err := strconv.ParseInt(c, 10, 64); err == nil && m == n {
+					return nil
+				}
+			}
+		}
+	} else {
+		for _, c := range f.Choices {
+			if c == raw {
+				return nil
+			}
+		}
+	}
+	msg := fmt.Sprintf("invalid choice: %s (choose from %s)", pyQuote(raw), strings.Join(f.Choices, ", "))
+	if f.ChoicesExtensible {
+		msg += "; a platform plugin can add choices, so this holds for a stock install"
+	}
+	return errors.New(msg)
+}
+
+// checkRange applies a range the engine validates after parsing.
+func checkRange(f *Flag, v float64) error {
+	if f.Min == nil && f.Max == nil {
+		return nil
+	}
+	in := !math.IsNaN(v)
+	if f.Min != nil {
+		in = in && (v > *f.Min || (!f.MinOpen && v == *f.Min))
+	}
+	if f.Max != nil {
+		in = in && (v < *f.Max || (!f.MaxOpen && v == *f.Max))
+	}
+	if in {
+		return nil
+	}
+	return fmt.Errorf("%s must be in %s; SGLang refuses to start (%s)", f.Name, f.rangeString(), f.RangeSource)
+}
+
+// validate returns the argparse or engine error for one known value.
+func validate(f *Flag, raw string) error {
+	num, numeric, err := convert(f, raw)
+	if err != nil {
+		return err
+	}
+	if err := checkChoice(f, raw); err != nil {
+		return err
+	}
+	if numeric {
+		return checkRange(f, num)
+	}
+	return nil
+}
+
+// pyQuote renders s as Python's repr() of a str does in argparse messages.
+func pyQuote(s string) string {
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+}
