@@ -38,10 +38,10 @@ deny contains finding if {
 		"msg": sprintf("%s: SGLang would not start, it raises ValueError \"Loaded weights leave no GPU memory for the KV cache\" after loading the weights%s%s", [
 			shortfall(s),
 			advice(s.capacity),
-			lib.opaque_note(s),
+			lib.opaque_note(s.opaque),
 		]),
 		"server": s.index,
-		"arg": lib.memory_arg(s),
+		"arg": lib.memory_arg(s.args),
 	}
 }
 
@@ -51,9 +51,9 @@ deny contains finding if {
 	err := lib.startup_error(s.capacity)
 	err != ""
 	finding := {
-		"msg": sprintf("SGLang would not start: %s%s", [err, lib.opaque_note(s)]),
+		"msg": sprintf("SGLang would not start: %s%s", [err, lib.opaque_note(s.opaque)]),
 		"server": s.index,
-		"arg": lib.memory_arg(s),
+		"arg": lib.memory_arg(s.args),
 	}
 }
 

@@ -46,7 +46,7 @@ deny contains finding if {
 			at_most(limit),
 			lib.thousands(limit.tokens),
 			page,
-			lib.opaque_note(s),
+			lib.opaque_note(s.opaque),
 		]),
 		"server": s.index,
 		"arg": page_arg(s),
@@ -61,4 +61,4 @@ at_most(limit) := "" if {
 # (arg_groups/overrides.py _page_size_default); then the pool is what to fix.
 page_arg(s) := "--page-size" if {
 	s.args["--page-size"]
-} else := lib.pool_arg(s)
+} else := lib.pool_arg(s.args)

@@ -48,7 +48,7 @@ deny contains finding if {
 			floor(limit.tokens / ctx),
 			lib.context_phrase(s.capacity),
 			demand.phrase,
-			lib.opaque_note(s),
+			lib.opaque_note(s.opaque),
 		]),
 		"server": s.index,
 		"arg": demand.arg,
@@ -72,7 +72,7 @@ concurrency(s) := {
 	n := per_worker_running(s, mrr)
 } else := {
 	"per_scheduler": n,
-	"arg": lib.pool_arg(s),
+	"arg": lib.pool_arg(s.args),
 	"phrase": expected_phrase(expected, n, schedulers(s)),
 } if {
 	expected := input.settings.expected_concurrency

@@ -44,7 +44,7 @@ deny contains finding if {
 	finding := {
 		"msg": message(s, limit),
 		"server": s.index,
-		"arg": lib.pool_arg(s),
+		"arg": lib.pool_arg(s.args),
 	}
 }
 
@@ -53,7 +53,7 @@ message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot 
 	lib.context_phrase(s.capacity),
 	consequence(limit),
 	pd_note(s),
-	lib.opaque_note(s),
+	lib.opaque_note(s.opaque),
 ])
 
 # max_req_input_len = min(context-1, pool-1) - 5 (tp_worker.py

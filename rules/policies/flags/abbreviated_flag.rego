@@ -45,7 +45,7 @@ deny contains finding if {
 	finding := {
 		"msg": sprintf("%s is a prefix of several flags of %s, so argparse stops the server at startup (\"ambiguous option\")%s; write the full flag name", [
 			lib.written(issue),
-			lib.program(s),
+			lib.program(s.engine),
 			lib.detail(issue),
 		]),
 		"server": s.index,

@@ -30,7 +30,7 @@ deny contains finding if {
 	finding := {
 		"msg": sprintf("%s is deprecated and will be removed from %s in a later release%s%s", [
 			lib.written(issue),
-			lib.program(s),
+			lib.program(s.engine),
 			lib.detail(issue),
 			replacement(issue),
 		]),
@@ -46,7 +46,7 @@ deny contains finding if {
 	finding := {
 		"msg": sprintf("%s was removed from %s: argparse stops the server at startup (\"unrecognized arguments\")%s%s", [
 			lib.written(issue),
-			lib.program(s),
+			lib.program(s.engine),
 			lib.detail(issue),
 			replacement(issue),
 		]),

@@ -31,7 +31,7 @@ deny contains finding if {
 		"msg": sprintf("invalid value for %s%s; %s would exit at startup", [
 			issue.flag,
 			lib.detail(issue),
-			lib.program(s),
+			lib.program(s.engine),
 		]),
 		"server": s.index,
 		"issue": issue.index,

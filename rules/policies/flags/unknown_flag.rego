@@ -30,7 +30,7 @@ deny contains finding if {
 	finding := {
 		"msg": sprintf("%s is not a flag of %s: argparse stops the server at startup (\"unrecognized arguments: %s\")%s", [
 			lib.written(issue),
-			lib.program(s),
+			lib.program(s.engine),
 			lib.written(issue),
 			hint(issue),
 		]),

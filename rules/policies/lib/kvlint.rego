@@ -12,10 +12,12 @@ package kvlint.lib
 # of whole server objects would be hashed and sorted on every evaluation.
 sglang_servers := [s | some s in input.servers; s.engine == "sglang"]
 
-# The program a server runs, as a user would name it in a message.
-program(s) := programs[s.engine] if {
-	programs[s.engine]
-} else := s.engine
+# program(engine) names the program an engine runs, as a user would write it.
+# (Helpers take the parts of a server they need, not the server: function
+# results are cached by argument, and comparing whole servers is slow.)
+program(engine) := programs[engine] if {
+	programs[engine]
+} else := engine
 
 programs := {
 	"sglang": "sglang.launch_server",
@@ -23,20 +25,20 @@ programs := {
 	"vllm": "vllm serve",
 }
 
-# first_given(s, flags) is the first of flags that the server's command line
-# sets, or "" (the engine then points at the launch command).
-first_given(s, flags) := given[0] if {
-	given := [f | some f in flags; s.args[f]]
+# first_given(args, flags) is the first of flags that a server's args set,
+# or "" (the engine then points at the launch command).
+first_given(args, flags) := given[0] if {
+	given := [f | some f in flags; args[f]]
 	count(given) > 0
 } else := ""
 
 # pool_arg is the flag to change for a pool that is too small: an explicit
 # --max-total-tokens caps the pool, else --mem-fraction-static sizes it, else
 # --context-length is the other side of the comparison.
-pool_arg(s) := first_given(s, ["--max-total-tokens", "--mem-fraction-static", "--context-length"])
+pool_arg(args) := first_given(args, ["--max-total-tokens", "--mem-fraction-static", "--context-length"])
 
 # memory_arg is the flag to change when the weights crowd out the pool.
-memory_arg(s) := first_given(s, ["--mem-fraction-static", "--tp-size"])
+memory_arg(args) := first_given(args, ["--mem-fraction-static", "--tp-size"])
 
 # context_tokens(c) is the context length, when known (from --context-length
 # or the model config).
@@ -89,13 +91,10 @@ context_phrase(c) := sprintf("the %s-token context window set by --context-lengt
 	c.context_source == "model"
 } else := sprintf("the %s-token context window", [thousands(c.context_length)])
 
-# opaque_note warns that words kvlint could not expand may set flags it
-# cannot see (a "$EXTRA_ARGS" on the command line).
-opaque_note(s) := sprintf(" (the command line also expands %s, which may set flags kvlint cannot see)", [concat(" ", s.opaque)]) if {
-	s.opaque_args
-	count(s.opaque) > 0
-} else := " (the command line has words kvlint could not expand, which may set more flags)" if {
-	s.opaque_args
+# opaque_note(words) warns that words kvlint could not expand (a server's
+# opaque list, "$EXTRA_ARGS") may set flags it cannot see.
+opaque_note(words) := sprintf(" (the command line also expands %s, which may set flags kvlint cannot see)", [concat(" ", words)]) if {
+	count(words) > 0
 } else := ""
 
 # thousands(n) renders an integer with comma separators: 131072 → "131,072".

@@ -25,11 +25,11 @@ test_one_decimal_and_gib if {
 }
 
 test_first_given_prefers_the_earliest_flag if {
-	s := {"args": {"--tp-size": {"value": "2", "known": true}, "--mem-fraction-static": {"value": "0.9", "known": true}}}
-	lib.memory_arg(s) == "--mem-fraction-static"
-	lib.first_given(s, ["--tp-size", "--mem-fraction-static"]) == "--tp-size"
-	lib.first_given(s, ["--page-size"]) == ""
-	lib.pool_arg({"args": {}}) == ""
+	args := {"--tp-size": {"value": "2", "known": true}, "--mem-fraction-static": {"value": "0.9", "known": true}}
+	lib.memory_arg(args) == "--mem-fraction-static"
+	lib.first_given(args, ["--tp-size", "--mem-fraction-static"]) == "--tp-size"
+	lib.first_given(args, ["--page-size"]) == ""
+	lib.pool_arg({}) == ""
 }
 
 test_pool_limit_prefers_the_computed_pool if {
@@ -48,9 +48,14 @@ test_sglang_servers_skip_other_engines if {
 }
 
 test_program_names if {
-	lib.program({"engine": "vllm"}) == "vllm serve"
-	lib.program({"engine": "sglang"}) == "sglang.launch_server"
-	lib.program({"engine": "other"}) == "other"
+	lib.program("vllm") == "vllm serve"
+	lib.program("sglang") == "sglang.launch_server"
+	lib.program("other") == "other"
+}
+
+test_opaque_note if {
+	lib.opaque_note([]) == ""
+	lib.opaque_note(["$EXTRA_ARGS", "$MORE"]) == " (the command line also expands $EXTRA_ARGS $MORE, which may set flags kvlint cannot see)"
 }
 
 test_pool_limit_undefined_when_weights_leave_no_memory if {
