@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -45,6 +46,9 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 
 // value turns an expanded field into the Value of a word.
 func (w *walker) value(f field) deploy.Value {
+	if f.param != nil {
+		return *f.param
+	}
 	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Via: f.via}
 }
 
@@ -151,23 +155,18 @@ func (w *walker) builtin(words []deploy.Value, st *vars) {
 			}
 		}
 	case "set":
-		for _, a := range lits[1:] {
-			switch {
-			case a == "--":
+		w.set(words, lits, st)
+	case "shift":
+		n := 1
+		if len(words) > 1 {
+			var err error
+			if n, err = strconv.Atoi(lits[1]); err != nil || !words[1].Known || n < 0 {
+				st.params, st.paramsKnown = nil, false
 				return
-			case a == "allexport":
-				// set -o allexport / set +o allexport: the option letter
-				// comes first and was seen already.
-			case strings.HasPrefix(a, "-") && strings.Contains(a, "a"):
-				st.allexport = true
-			case strings.HasPrefix(a, "+") && strings.Contains(a, "a"):
-				st.allexport = false
 			}
 		}
-		for i := 1; i+1 < len(lits); i++ {
-			if lits[i+1] == "allexport" && (lits[i] == "-o" || lits[i] == "+o") {
-				st.allexport = lits[i] == "-o"
-			}
+		if st.paramsKnown && n <= len(st.params)-1 {
+			st.params = append([]deploy.Value{st.params[0]}, st.params[1+n:]...)
 		}
 	default:
 		var e effects
@@ -184,6 +183,48 @@ func (w *walker) builtin(words []deploy.Value, st *vars) {
 		}
 		w.apply(e, st)
 	}
+}
+
+// set handles the set builtin: -a / -o allexport, and new positional
+// parameters after "--", "-" or the first word that is not an option.
+func (w *walker) set(words []deploy.Value, lits []string, st *vars) {
+	i := 1
+	for i < len(words) {
+		a := lits[i]
+		if !words[i].Known {
+			st.params, st.paramsKnown = nil, false
+			return
+		}
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' && a[0] != '+' {
+			break
+		}
+		on := a[0] == '-'
+		if strings.Contains(a[1:], "a") {
+			st.allexport = on
+		}
+		// -o NAME: each o in the cluster takes the next word.
+		for k := 0; k < strings.Count(a[1:], "o"); k++ {
+			i++
+			if i < len(lits) && lits[i] == "allexport" {
+				st.allexport = on
+			}
+		}
+		i++
+	}
+	if i > len(words) || i == len(words) && lits[i-1] != "--" && lits[i-1] != "-" {
+		return // options only: the parameters are unchanged
+	}
+	if !st.paramsKnown || len(st.params) == 0 {
+		st.params, st.paramsKnown = nil, false
+		return
+	}
+	params := []deploy.Value{st.params[0]}
+	params = append(params, words[i:]...)
+	st.setParams(params)
 }
 
 // decl handles export, declare, local, readonly and typeset.

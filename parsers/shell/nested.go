@@ -56,6 +56,21 @@ func ScriptArg(argv []deploy.Value) (int, bool) {
 	return 0, false
 }
 
+// ScriptParams returns the positional parameters of the script at argv[i]
+// (as found by ScriptArg): the words after it, starting with $0. Without
+// any, $0 is the shell's own name.
+func ScriptParams(argv []deploy.Value, i int) []deploy.Value {
+	if i+1 < len(argv) {
+		return argv[i+1:]
+	}
+	for k := i - 1; k >= 0; k-- {
+		if argv[k].Known && shells[path.Base(argv[k].Raw)] {
+			return argv[k : k+1]
+		}
+	}
+	return nil
+}
+
 // script walks the script string of a sh -c command. The script's bytes are
 // mapped back to where each was written: exact for literal text and quote
 // removal (escapes in double quotes, $'...' escapes land on their backslash);
@@ -80,11 +95,13 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 		env[name] = v
 	}
 	text := []byte(words[i].Raw)
+	params := ScriptParams(words, i)
 	inner := Source{
-		File: w.src.File,
-		Text: text,
-		Map:  ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
-		Env:  env,
+		File:   w.src.File,
+		Text:   text,
+		Map:    ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
+		Env:    env,
+		Params: params,
 	}
 	child := newWalker(inner, w.depth+1)
 	child.run()

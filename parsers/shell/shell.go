@@ -33,6 +33,13 @@ type Source struct {
 	Text []byte
 	Map  Mapper
 	Env  Env
+	// Params are the positional parameters when they are known: Params[0]
+	// is $0, then $1, $2, ... (the words after sh -c SCRIPT). nil means
+	// unknown, as for a script file run with arguments kvlint cannot see.
+	// A word that is exactly "$@" or $N expands to the parameter values
+	// themselves, spans included, so a flag given after the script points
+	// where it was written.
+	Params []deploy.Value
 }
 
 // Command is one simple command with its words expanded. Assignments that

@@ -479,3 +479,63 @@ func TestMapper(t *testing.T) {
 		t.Errorf("spans %v %v", cmds[0].Span, cmds[1].Span)
 	}
 }
+
+func TestPositionalParameters(t *testing.T) {
+	span := func(col int) deploy.Span { return deploy.Span{File: "pod.yaml", Line: 7, Col: col, EndLine: 7, EndCol: col + 4} }
+	params := []deploy.Value{
+		deploy.Known("sh", span(1)), deploy.Known("--tp", span(10)), deploy.Known("4", span(20)), deploy.Known("a b", span(30)),
+	}
+	tests := []struct {
+		name   string
+		script string
+		params []deploy.Value
+		want   []string // words after "run"
+	}{
+		{"quoted $@ keeps each parameter and its span", `run "$@"`, params,
+			[]string{"--tp|=|7:10-7:14", "4|=|7:20-7:24", "a b|=|7:30-7:34"}},
+		{"$1 and $#", `run $1 "$2" ${3} $# ${9:-d}`, params,
+			[]string{"--tp|=|7:10-7:14", "4|=|7:20-7:24", "a|=|1:13-1:17", "b|=|1:13-1:17", "3|=|1:18-1:20", "d|=|1:21-1:28"}},
+		{"unquoted $@ with a space inside is split", `run $@`, params,
+			[]string{"$@|?|1:5-1:7"}},
+		{"shift", "shift\nrun \"$@\"", params,
+			[]string{"4|=|7:20-7:24", "a b|=|7:30-7:34"}},
+		{"set --", "set -e -- --port 1\nrun \"$@\"", params,
+			[]string{"--port|=|1:11-1:17", "1|=|1:18-1:19"}},
+		{"set -o pipefail keeps them", "set -euo pipefail\nrun \"$1\"", params,
+			[]string{"--tp|=|7:10-7:14"}},
+		{"unknown parameters", `run "$@" $1`, nil,
+			[]string{"$@|?|1:5-1:9", "$1|?|1:10-1:12"}},
+		{"inside a function they are the function's", "f() { run \"$1\"; }", params,
+			[]string{"$1|?|1:11-1:15"}},
+		{"shift in a loop", "while true; do shift; done\nrun \"$1\"", params,
+			[]string{"$1|?|2:5-2:9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmds, errs := Commands(Source{File: "pod.yaml", Text: []byte(tt.script + "\n"), Params: tt.params})
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			got := words(find(t, cmds, "run"))[1:]
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("words:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNestedScriptParameters(t *testing.T) {
+	script := "PORT=30000\nbash -c 'exec python3 -m sglang.launch_server --tp \"$1\" \"${@:2}\" --port $2' sh 4 \"$PORT\"\n"
+	cmds, errs := Commands(Source{File: "n.sh", Text: []byte(script)})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := words(find(t, cmds, "exec"))
+	want := []string{
+		"exec|=|2:10-2:14", "python3|=|2:15-2:22", "-m|=|2:23-2:25", "sglang.launch_server|=|2:26-2:46",
+		"--tp|=|2:47-2:51", "4|=|2:80-2:81", "${@:2}|?|2:57-2:65", "--port|=|2:66-2:72", "30000|=|2:82-2:89",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("words:\n got %q\nwant %q", got, want)
+	}
+}

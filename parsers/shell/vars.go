@@ -2,6 +2,7 @@ package shell
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/kvlint/kvlint/deploy"
 )
@@ -28,6 +29,9 @@ func (v variable) same(o variable) bool {
 type vars struct {
 	m         map[string]variable
 	allexport bool // set -a
+	// params are the positional parameters ($0 first) when paramsKnown.
+	params      []deploy.Value
+	paramsKnown bool
 }
 
 func newVars(env Env) *vars {
@@ -39,7 +43,45 @@ func newVars(env Env) *vars {
 }
 
 func (st *vars) clone() *vars {
-	return &vars{m: maps.Clone(st.m), allexport: st.allexport}
+	return &vars{m: maps.Clone(st.m), allexport: st.allexport, params: st.params, paramsKnown: st.paramsKnown}
+}
+
+// setParams makes the positional parameters known, unless one of them is an
+// unknown word (which may stand for any number of words).
+func (st *vars) setParams(params []deploy.Value) {
+	st.params, st.paramsKnown = nil, false
+	if len(params) == 0 {
+		return
+	}
+	for _, p := range params {
+		if !p.Known {
+			return
+		}
+	}
+	st.params, st.paramsKnown = slices.Clone(params), true
+}
+
+// positional returns $n as a variable.
+func (st *vars) positional(n int) (variable, bool) {
+	if !st.paramsKnown {
+		return variable{}, false
+	}
+	if n >= len(st.params) {
+		return variable{unset: true}, true
+	}
+	return variable{val: st.params[n]}, true
+}
+
+func sameParams(a, b *vars) bool {
+	if !a.paramsKnown || !b.paramsKnown || len(a.params) != len(b.params) {
+		return false
+	}
+	for i := range a.params {
+		if a.params[i].Raw != b.params[i].Raw {
+			return false
+		}
+	}
+	return true
 }
 
 // lookup returns the variable and whether its state is known at all.
@@ -75,6 +117,7 @@ func (st *vars) forget(names map[string]bool) {
 
 // forgetAll makes every variable unknown (after source, . or eval).
 func (st *vars) forgetAll() {
+	st.paramsKnown, st.params = false, nil
 	for name, old := range st.m {
 		st.m[name] = variable{exported: old.exported, readonly: old.readonly}
 	}
@@ -83,7 +126,12 @@ func (st *vars) forgetAll() {
 // merge joins the states that the branches of a conditional may leave:
 // a variable stays known only when every branch agrees on it.
 func merge(outcomes ...*vars) *vars {
-	out := &vars{m: map[string]variable{}}
+	out := &vars{m: map[string]variable{}, params: outcomes[0].params, paramsKnown: true}
+	for _, o := range outcomes {
+		if !sameParams(outcomes[0], o) {
+			out.params, out.paramsKnown = nil, false
+		}
+	}
 	names := map[string]bool{}
 	for _, o := range outcomes {
 		out.allexport = out.allexport || o.allexport

@@ -29,8 +29,9 @@ type walker struct {
 // effects is what a piece of script may do to variables: the names it may
 // assign, and whether it may assign anything at all (source, eval).
 type effects struct {
-	names map[string]bool
-	all   bool
+	names  map[string]bool
+	all    bool
+	params bool // shift or set -- may change the positional parameters
 }
 
 func newWalker(src Source, depth int) *walker {
@@ -61,6 +62,7 @@ func (w *walker) run() {
 		}
 	}()
 	st := newVars(w.src.Env)
+	st.setParams(w.src.Params)
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	failed := false
 	// The loop never breaks: StmtsSeq may yield the final error again after
@@ -160,9 +162,13 @@ func (w *walker) command(cmd syntax.Command, st *vars) {
 		// with the variables of that point: kvlint does not follow calls.
 		// What the body assigns becomes unknown wherever it is called.
 		if c.Name != nil {
-			w.funcs[c.Name.Value] = w.effects(c.Body)
+			e := w.effects(c.Body)
+			e.params = false // a function's shift and set -- act on its own arguments
+			w.funcs[c.Name.Value] = e
 		}
-		w.stmt(c.Body, st.clone())
+		body := st.clone()
+		body.params, body.paramsKnown = nil, false
+		w.stmt(c.Body, body)
 	case *syntax.DeclClause:
 		w.decl(c, st)
 	case *syntax.ArithmCmd, *syntax.LetClause:
@@ -203,6 +209,9 @@ func (w *walker) loop(st *vars, body func(*vars), node syntax.Node) {
 func (w *walker) apply(e effects, st *vars) {
 	if e.all {
 		st.forgetAll()
+	}
+	if e.params {
+		st.params, st.paramsKnown = nil, false
 	}
 	st.forget(e.names)
 }
@@ -267,6 +276,8 @@ func (w *walker) builtinEffects(words []string, e *effects) {
 	switch words[0] {
 	case "source", ".", "eval":
 		e.all = true
+	case "shift", "set":
+		e.params = true
 	case "read", "mapfile", "readarray", "unset", "getopts", "printf", "export", "declare", "typeset", "local", "readonly":
 		for _, a := range words[1:] {
 			if isName(a) {

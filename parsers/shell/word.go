@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -19,6 +20,9 @@ type field struct {
 	// (whole quoted strings, whole $expansions).
 	start, end int
 	ranged     bool // start and end are set
+	// param is set when the field is a positional parameter passed through
+	// whole ("$@", "$1"): the word is that value, as and where it was written.
+	param *deploy.Value
 }
 
 // expander expands one word (or one assignment value) against a variable
@@ -46,6 +50,9 @@ func (w *walker) newExpander(st *vars, split bool) *expander {
 
 // fields expands a command word into zero or more fields.
 func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
+	if fs, ok := w.wholeParams(word, st); ok {
+		return fs
+	}
 	x := w.newExpander(st, true)
 	x.word(word)
 	fields := x.finish()
@@ -54,6 +61,67 @@ func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
 		fields[0].start, fields[0].end = w.off(word.Pos()), w.off(word.End())
 	}
 	return fields
+}
+
+// wholeParams expands a word that is exactly "$@", $@, $*, "$N" or $N
+// when the positional parameters are known: each parameter becomes one
+// word, keeping its own span. Unquoted, this holds only for values that
+// field splitting and pathname expansion leave alone.
+func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
+	if !st.paramsKnown || len(word.Parts) != 1 {
+		return nil, false
+	}
+	part, quoted := word.Parts[0], false
+	if q, ok := part.(*syntax.DblQuoted); ok && len(q.Parts) == 1 && !q.Dollar {
+		part, quoted = q.Parts[0], true
+	}
+	p, ok := part.(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Exp != nil || p.Length || p.Excl || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+		return nil, false
+	}
+	var values []deploy.Value
+	switch name := p.Param.Value; {
+	case name == "@" || name == "*" && !quoted:
+		values = st.params[1:]
+	case isDigits(name):
+		n, err := strconv.Atoi(name)
+		if err != nil || n >= len(st.params) {
+			return nil, false
+		}
+		values = st.params[n : n+1]
+	default:
+		return nil, false
+	}
+	if !quoted {
+		for _, v := range values {
+			if v.Raw == "" || strings.ContainsAny(v.Raw, " \t\n*?[") {
+				return nil, false
+			}
+		}
+	}
+	s := w.off(word.Pos())
+	out := make([]field, len(values))
+	for i, v := range values {
+		v := v
+		at := make([]int, len(v.Raw))
+		for j := range at {
+			at[j] = s
+		}
+		out[i] = field{raw: []byte(v.Raw), at: at, known: v.Known, param: &v}
+	}
+	return out, true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // expandString expands a word without field splitting (assignment values,
@@ -334,12 +402,20 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		return paramResult{}
 	}
 	name := p.Param.Value
-	if !isName(name) {
-		return paramResult{} // $1, $@, $*, $#, $?, $$, $!, $-, $0
+	var v variable
+	var ok bool
+	switch {
+	case isName(name):
+		v, ok = x.st.lookup(name)
+	case isDigits(name):
+		if n, err := strconv.Atoi(name); err == nil {
+			v, ok = x.st.positional(n)
+		}
+	case name == "#" && x.st.paramsKnown && len(x.st.params) > 0:
+		v, ok = variable{val: deploy.Value{Raw: strconv.Itoa(len(x.st.params) - 1), Known: true}}, true
 	}
-	v, ok := x.st.lookup(name)
 	if !ok {
-		return paramResult{}
+		return paramResult{} // $@, $*, $?, $$, $!, $-, and unknown parameters
 	}
 	if p.Length {
 		if v.unset {
@@ -374,7 +450,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 			return self
 		}
 		r := word()
-		if x.w.readonly(x.st, name) {
+		if !isName(name) || x.w.readonly(x.st, name) {
 			return paramResult{} // bash reports an error and the command does not run
 		}
 		s, e := x.w.wordRange(p.Exp.Word, p)
