@@ -481,7 +481,9 @@ func TestMapper(t *testing.T) {
 }
 
 func TestPositionalParameters(t *testing.T) {
-	span := func(col int) deploy.Span { return deploy.Span{File: "pod.yaml", Line: 7, Col: col, EndLine: 7, EndCol: col + 4} }
+	span := func(col int) deploy.Span {
+		return deploy.Span{File: "pod.yaml", Line: 7, Col: col, EndLine: 7, EndCol: col + 4}
+	}
 	params := []deploy.Value{
 		deploy.Known("sh", span(1)), deploy.Known("--tp", span(10)), deploy.Known("4", span(20)), deploy.Known("a b", span(30)),
 	}
