@@ -1,0 +1,248 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// driver plays the clients of a scenario's workload against a sim.
+type driver struct {
+	s       *sim
+	wl      Workload
+	rng     *rand.Rand
+	shared  []byte
+	cancels map[int]string // request id → stage at which it is cancelled
+	next    int            // next generated request to send (closed loop)
+	planned []*request     // generated requests, in order
+	open    int            // main-workload requests not yet finished
+	started bool           // extraction started
+	x       *extraction
+}
+
+func newDriver(s *sim) *driver {
+	d := &driver{s: s, wl: s.sc.Workload, rng: newRand(s.sc.Seed, "workload"), cancels: map[int]string{}}
+	d.shared = letters(d.rng, d.wl.SharedPrefixTokens)
+	s.stageHook = d.onStage
+	return d
+}
+
+// letters is seeded filler: lowercase words, never a brace nor an upper-case letter, so it
+// can neither open a secret nor contain a canary.
+func letters(r *rand.Rand, n int) []byte {
+	out := make([]byte, n)
+	for i := range out {
+		if i%6 == 5 {
+			out[i] = ' '
+		} else {
+			out[i] = 'a' + byte(r.IntN(26))
+		}
+	}
+	return out
+}
+
+// secretPrompt is shared prefix + "{" + canary + "} " + filler up to length n.
+func secretPrompt(r *rand.Rand, shared []byte, canary string, n int) []byte {
+	p := make([]byte, 0, max(n, len(shared)+len(canary)+3))
+	p = append(p, shared...)
+	p = append(p, markerOpen)
+	p = append(p, canary...)
+	p = append(p, markerClose, ' ')
+	if n > len(p) {
+		p = append(p, letters(r, n-len(p))...)
+	}
+	return p
+}
+
+func (d *driver) pickTenant() int {
+	total := 0
+	for _, t := range d.wl.Tenants {
+		total += *t.Weight
+	}
+	x := d.rng.IntN(total)
+	for i, t := range d.wl.Tenants {
+		if x < *t.Weight {
+			return i
+		}
+		x -= *t.Weight
+	}
+	return 0
+}
+
+// plan creates every request of the workload and schedules what can be scheduled now.
+func (d *driver) plan() {
+	wl := d.wl
+	for i := 0; i < wl.Requests; i++ {
+		t := d.pickTenant()
+		n := wl.PromptTokens.Min + d.rng.IntN(wl.PromptTokens.Max-wl.PromptTokens.Min+1)
+		ten := d.s.tenants[t]
+		r := d.s.newRequest("generated", "", t, secretPrompt(d.rng, d.shared, ten.canary, n), wl.MaxTokens, ten.salt)
+		if wl.Cancel.Fraction > 0 && d.rng.Float64() < wl.Cancel.Fraction {
+			d.cancels[r.id] = wl.Cancel.Stage
+		}
+		d.track(r)
+		d.planned = append(d.planned, r)
+	}
+	var at float64
+	for i, r := range d.planned {
+		switch wl.Arrival.Mode {
+		case "burst":
+			d.send(r, 0)
+		case "rate":
+			at += -math.Log(1-d.rng.Float64()) / wl.Arrival.RatePerSec * 1e6
+			d.send(r, int64(at))
+		case "closed":
+			if i < wl.Arrival.Concurrency {
+				d.send(r, 0)
+				d.next = i + 1
+			}
+		}
+	}
+	for _, sr := range wl.Script {
+		salt := d.s.tenants[d.s.tenantIx[sr.Tenant]].salt
+		if sr.CacheSalt != nil {
+			salt = *sr.CacheSalt
+		}
+		r := d.s.newRequest("scripted", sr.Label, d.s.tenantIx[sr.Tenant], []byte(sr.Prompt), sr.MaxTokens, salt)
+		d.track(r)
+		d.send(r, int64(sr.AtMs*1000))
+		if sr.CancelAtMs > 0 {
+			d.s.clock.at(int64(sr.CancelAtMs*1000), func() { d.s.cancel(r) })
+		}
+	}
+	if x := wl.Extraction; x != nil && x.StartMs > 0 {
+		d.s.clock.at(int64(x.StartMs*1000), d.startExtraction)
+	}
+	if d.open == 0 {
+		d.s.clock.at(0, d.startExtraction)
+	}
+}
+
+func (d *driver) track(r *request) {
+	d.open++
+	r.hooks = append(r.hooks, d.onFinish)
+}
+
+func (d *driver) send(r *request, at int64) {
+	d.s.submit(r, at)
+	if d.cancels[r.id] == "any" {
+		delay := int64(d.rng.Float64() * d.wl.Cancel.WithinMs * 1000)
+		d.s.clock.at(at+delay, func() { d.s.cancel(r) })
+	}
+}
+
+func (d *driver) onStage(r *request, stage string) {
+	if d.cancels[r.id] != stage {
+		return
+	}
+	d.s.clock.after(int64(d.wl.Cancel.DelayMs*1000), func() { d.s.cancel(r) })
+}
+
+func (d *driver) onFinish(r *request) {
+	d.open--
+	if d.wl.Arrival.Mode == "closed" && r.kind == "generated" && d.next < len(d.planned) {
+		d.send(d.planned[d.next], d.s.clock.now)
+		d.next++
+	}
+	if d.open == 0 && (d.wl.Extraction == nil || d.wl.Extraction.StartMs == 0) {
+		d.s.clock.after(0, d.startExtraction)
+	}
+}
+
+// extraction is the attacker of Workload.Extraction.
+type extraction struct {
+	cfg       Extraction
+	attacker  int
+	victim    int
+	salt      string
+	known     []byte
+	recovered []byte
+	cand      int
+	best      int // best candidate index at this position
+	bestHit   int
+	probes    int
+	done      bool
+}
+
+func (d *driver) startExtraction() {
+	xc := d.wl.Extraction
+	if xc == nil || d.started {
+		return
+	}
+	d.started = true
+	x := &extraction{cfg: *xc, attacker: d.s.tenantIx[xc.Attacker], victim: d.s.tenantIx[xc.Victim]}
+	x.salt = d.s.tenants[x.attacker].salt
+	if xc.AttackerSalt != nil {
+		x.salt = *xc.AttackerSalt
+	}
+	x.known = append(append([]byte(nil), d.shared...), markerOpen)
+	d.x = x
+	v := d.s.tenants[x.victim]
+	primer := d.s.newRequest("victim", "extraction-primer", x.victim, secretPrompt(d.rng, d.shared, v.canary, len(d.shared)+len(v.canary)+40), 8, v.salt)
+	primer.hooks = append(primer.hooks, func(*request) { d.probe() })
+	d.s.submit(primer, d.s.clock.now)
+}
+
+// probe sends the attacker's next guess: known prefix + recovered + candidate + one more
+// byte, so that the candidate itself falls inside the part the cache can match.
+func (d *driver) probe() {
+	x := d.x
+	alpha := x.cfg.Alphabet
+	if x.cand == 0 {
+		x.best, x.bestHit = -1, -1
+	}
+	guess := append(append(append([]byte(nil), x.known...), x.recovered...), alpha[x.cand], '~')
+	r := d.s.newRequest("probe", "extraction-probe", x.attacker, guess, 1, x.salt)
+	x.probes++
+	r.hooks = append(r.hooks, func(r *request) {
+		hit := r.reportedCached()
+		if hit > x.bestHit {
+			x.best, x.bestHit = x.cand, hit
+		}
+		x.cand++
+		if x.cand < len(alpha) {
+			d.probe()
+			return
+		}
+		x.cand = 0
+		// A hit longer than everything the attacker itself has sent can only come from
+		// someone else's cached prompt.
+		if x.bestHit > len(x.known)+len(x.recovered) {
+			c := alpha[x.best]
+			x.recovered = append(x.recovered, c)
+			if c != markerClose && len(x.recovered) < x.cfg.MaxLength {
+				d.probe()
+				return
+			}
+		}
+		d.finishExtraction()
+	})
+	d.s.submit(r, d.s.clock.now)
+}
+
+// finishExtraction makes the attacker ask the model to recite what it recovered: if that
+// is the victim's canary, the attacker's client now holds it, and the scan counts it.
+func (d *driver) finishExtraction() {
+	x := d.x
+	x.done = true
+	secret := strings.TrimSuffix(string(x.recovered), "}")
+	prompt := append(append([]byte(nil), x.known...), secret...)
+	prompt = append(prompt, markerClose, ' ')
+	r := d.s.newRequest("probe", "extraction-recital", x.attacker, prompt, len(secret)+1, x.salt)
+	d.s.submit(r, d.s.clock.now)
+}
+
+func (d *driver) extractionResult() *ExtractionRun {
+	if d.x == nil {
+		return nil
+	}
+	x := d.x
+	secret := strings.TrimSuffix(string(x.recovered), "}")
+	return &ExtractionRun{
+		Attacker:  d.s.tenants[x.attacker].name,
+		Victim:    d.s.tenants[x.victim].name,
+		Probes:    x.probes,
+		Recovered: secret,
+		Success:   secret != "" && secret == d.s.tenants[x.victim].canary,
+	}
+}
