@@ -134,6 +134,18 @@ func (s *Source) syntaxError(err error, first, last int, part []byte) *deploy.Er
 			n++
 		}
 		line := min(max(first-1+n, first), last)
+		// An error at the end of the stream names the empty line after
+		// the last line break: point at the last line with text instead.
+		for line > first && strings.TrimSpace(string(s.Data[s.LineStart(line):s.LineEnd(line)])) == "" {
+			line--
+		}
+		if strings.Contains(m[2], "tab character") {
+			// yaml.v3 names the line where the enclosing token began;
+			// the tab itself is at the start of a later line.
+			if off, ok := s.leadingTab(line, last); ok {
+				return deploy.Errorf(s.Span(off, off+1), "invalid YAML: %s", m[2])
+			}
+		}
 		return deploy.Errorf(s.LineSpan(line), "invalid YAML: %s", m[2])
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
@@ -198,4 +210,19 @@ func Describe(n *yaml.Node) string {
 		return fmt.Sprintf("%s %q", strings.TrimPrefix(n.Tag, "!!"), v)
 	}
 	return "an unexpected node"
+}
+
+// leadingTab finds the first tab in the indentation of lines from..last.
+func (s *Source) leadingTab(from, last int) (int, bool) {
+	for l := from; l <= last; l++ {
+		for i := s.LineStart(l); i < s.LineEnd(l); i++ {
+			if s.Data[i] == '\t' {
+				return i, true
+			}
+			if s.Data[i] != ' ' {
+				break
+			}
+		}
+	}
+	return 0, false
 }

@@ -16,6 +16,7 @@ import (
 type Text struct {
 	S        string
 	From, To []int
+	subs     []Substitution
 }
 
 // Len is the length of the decoded string.
@@ -49,20 +50,40 @@ func (t Text) Range(i, j int) (start, end int) {
 
 // Slice returns S[i:j] with its map.
 func (t Text) Slice(i, j int) Text {
-	return Text{S: t.S[i:j], From: t.From[i:j], To: t.To[i:j]}
+	return Text{S: t.S[i:j], From: t.From[i:j], To: t.To[i:j], subs: t.subs}
 }
 
 // Builder assembles a Text from pieces of other texts and inserted strings.
 type Builder struct {
 	b        strings.Builder
 	from, to []int
+	subs     []Substitution
 }
 
-// Copy appends t.S[i:j] with its map.
+// Copy appends t.S[i:j] with its map (and the substitutions t recorded).
 func (b *Builder) Copy(t Text, i, j int) {
 	b.b.WriteString(t.S[i:j])
 	b.from = append(b.from, t.From[i:j]...)
 	b.to = append(b.to, t.To[i:j]...)
+	if i < j {
+		b.subs = appendSubs(b.subs, t.subs)
+	}
+}
+
+func appendSubs(list, more []Substitution) []Substitution {
+	for _, m := range more {
+		dup := false
+		for _, x := range list {
+			if x.From == m.From && x.To == m.To {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, m)
+		}
+	}
+	return list
 }
 
 // Insert appends s, every byte of it mapped to the source range [from, to):
@@ -76,7 +97,7 @@ func (b *Builder) Insert(s string, from, to int) {
 }
 
 // Text returns what was built.
-func (b *Builder) Text() Text { return Text{S: b.b.String(), From: b.from, To: b.to} }
+func (b *Builder) Text() Text { return Text{S: b.b.String(), From: b.from, To: b.to, subs: b.subs} }
 
 // Scalar returns the decoded value of a scalar node mapped to the file.
 //
