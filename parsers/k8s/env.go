@@ -1,0 +1,160 @@
+package k8s
+
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/shell"
+)
+
+// envVar is one entry of a container's environment.
+type envVar struct {
+	name string
+	v    deploy.Value
+}
+
+// env is a container's environment in the order the kubelet builds it.
+type env struct {
+	vars map[string]deploy.Value
+}
+
+func (e *env) lookup(name string) (deploy.Value, bool) {
+	v, ok := e.vars[name]
+	return v, ok
+}
+
+// shellEnv is the environment a shell in the container starts with.
+func (e *env) shellEnv() shell.Env {
+	out := shell.Env{}
+	for k, v := range e.vars {
+		out[k] = v
+	}
+	return out
+}
+
+// containerEnv reads a container's env list. A value may use $(NAME) for a
+// variable defined earlier in the list (or injected by the controller); the
+// kubelet expands it the same way as command and args (Kubernetes API,
+// EnvVar.value: "Variable references $(VAR_NAME) are expanded using the
+// previously defined environment variables in the container and any service
+// environment variables"; kubernetes.io/docs/tasks/inject-data-application/
+// define-interdependent-environment-variables/). valueFrom (a ConfigMap,
+// Secret, field or resource) is a value kvlint cannot see. envFrom adds
+// variables whose names are not in the file: they stay unknown because
+// nothing defines them here.
+func (p *parser) containerEnv(injected []envVar, list *yaml.Node) *env {
+	e := &env{vars: map[string]deploy.Value{}}
+	for _, v := range injected {
+		e.vars[v.name] = v.v
+	}
+	list = yamlsrc.Resolve(list)
+	if yamlsrc.IsNull(list) {
+		return e
+	}
+	if list.Kind != yaml.SequenceNode {
+		p.errorf(list, "env must be a list of {name, value} entries, not %s", yamlsrc.Describe(list))
+		return e
+	}
+	for _, item := range list.Content {
+		item = yamlsrc.Resolve(item)
+		if item == nil || item.Kind != yaml.MappingNode {
+			if item != nil {
+				p.errorf(item, "an env entry must be a mapping with name and value, not %s", yamlsrc.Describe(item))
+			}
+			continue
+		}
+		name, ok := yamlsrc.Str(yamlsrc.Get(item, "name"))
+		if !ok || name == "" {
+			continue
+		}
+		if _, injectedHere := injectedName(injected, name); injectedHere {
+			continue // the controller's value wins
+		}
+		if from := yamlsrc.Get(item, "valueFrom"); from != nil {
+			e.vars[name] = deploy.Unknown("$("+name+")", p.src.NodeSpan(from))
+			continue
+		}
+		valNode := yamlsrc.Get(item, "value")
+		if valNode == nil || valNode.Kind != yaml.ScalarNode {
+			// No value: the variable is set to the empty string.
+			e.vars[name] = deploy.Known("", p.src.NodeSpan(item))
+			continue
+		}
+		text, _ := p.src.Scalar(valNode)
+		if yamlsrc.IsNull(valNode) {
+			text = yamlsrc.Text{}
+		}
+		out, known, via := expand(text, e.lookup)
+		v := deploy.Value{Raw: out.S, Known: known, Span: p.src.ContentSpan(valNode), Via: via}
+		if !known {
+			v.Raw = text.S
+		}
+		e.vars[name] = v
+	}
+	return e
+}
+
+func injectedName(injected []envVar, name string) (envVar, bool) {
+	for _, v := range injected {
+		if v.name == name {
+			return v, true
+		}
+	}
+	return envVar{}, false
+}
+
+// expand applies the kubelet's $(VAR) expansion to t (Kubernetes
+// third_party/forked/golang/expansion/expand.go, Expand): $$ is a literal $,
+// $(NAME) is NAME's value when defined and stays as written when not, and a
+// $ followed by anything else is kept. known is false when a reference could
+// not be resolved to a known value; via lists the spans of the definitions
+// used. Inserted values map to the reference that produced them.
+func expand(t yamlsrc.Text, lookup func(string) (deploy.Value, bool)) (out yamlsrc.Text, known bool, via []deploy.Span) {
+	known = true
+	var b yamlsrc.Builder
+	s := t.S
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.Copy(t, last, i+1) // the first $ stands for itself
+			last = i + 2
+			i++
+		case '(':
+			end := -1
+			for j := i + 2; j < len(s); j++ {
+				if s[j] == ')' {
+					end = j
+					break
+				}
+			}
+			if end < 0 {
+				continue // incomplete reference: kept
+			}
+			name := s[i+2 : end]
+			v, ok := lookup(name)
+			if !ok || !v.Known {
+				known = false // kept as written: $(NAME)
+				i = end
+				continue
+			}
+			b.Copy(t, last, i)
+			from, to := t.Range(i, end+1)
+			var def []deploy.Span
+			if !v.Span.IsZero() {
+				def = append(def, v.Span)
+			}
+			def = append(def, v.Via...)
+			b.Substitute(v.Raw, from, to, def)
+			via = append(via, def...)
+			last = end + 1
+			i = end
+		}
+	}
+	b.Copy(t, last, len(s))
+	return b.Text(), known, via
+}

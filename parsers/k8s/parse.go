@@ -1,0 +1,111 @@
+// Package k8s finds engine launches in Kubernetes manifests: every container
+// of every pod template in a multi-document YAML stream, whether the object is
+// a built-in workload (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
+// Job, CronJob), a LeaderWorkerSet, or a serving CRD (RoleBasedGroup, KServe,
+// OME, Dynamo) that embeds pod-template-shaped containers somewhere in its
+// tree.
+//
+// A container's command+args become argv words with the exact span of each
+// YAML scalar; $(VAR) references are expanded as the kubelet does; a
+// `sh -c SCRIPT` argv hands the script to parsers/shell with a map from the
+// script back to the YAML file.
+package k8s
+
+import (
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+)
+
+// Source is the value of deploy.Server.Source for servers found here.
+const Source = "kubernetes"
+
+// Limits that keep hostile input cheap. Real manifests nest a pod template
+// fewer than 15 levels deep and hold a few thousand nodes.
+const (
+	maxDepth = 64     // mapping/list levels walked below an object
+	maxNodes = 200000 // nodes visited per document, aliases followed
+	maxLists = 4      // List objects nested in List objects
+)
+
+// Parse returns the servers launched by the Kubernetes objects in data, the
+// content of the file name. Documents that are not Kubernetes objects (no
+// apiVersion or kind) are skipped without a word; a document with a syntax
+// error is reported at its line and the other documents are still read.
+func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	src := yamlsrc.NewSource(name, data)
+	docs, errs := src.Documents()
+	p := &parser{src: src, read: read, errs: errs}
+	for _, d := range docs {
+		p.budget = maxNodes
+		p.reported = false
+		p.object(d.Root, 0)
+	}
+	return p.servers, p.errs
+}
+
+type parser struct {
+	src     *yamlsrc.Source
+	read    flags.ReadFile
+	servers []*deploy.Server
+	errs    []*deploy.Error
+
+	budget   int  // nodes the current document may still visit
+	reported bool // the current document already has a limit diagnostic
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, deploy.Errorf(p.src.NodeSpan(n), format, args...))
+}
+
+// object is one Kubernetes object being searched for pod templates.
+type object struct {
+	kind, apiVersion, name string
+	// schema is true for the kinds whose schema kvlint knows (built-in
+	// workloads and LeaderWorkerSet): a wrongly typed field there is an
+	// error, where in an unknown CRD it may be something else entirely.
+	schema bool
+}
+
+// kindsWithSchema are the objects whose pod templates sit where the
+// Kubernetes API (and the LWS API) says they do.
+var kindsWithSchema = map[string]bool{
+	"Pod": true, "PodTemplate": true, "Deployment": true, "StatefulSet": true,
+	"DaemonSet": true, "ReplicaSet": true, "ReplicationController": true,
+	"Job": true, "CronJob": true, "LeaderWorkerSet": true,
+}
+
+func (p *parser) object(n *yaml.Node, lists int) {
+	n = yamlsrc.Resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	apiVersion, ok1 := yamlsrc.Str(yamlsrc.Get(n, "apiVersion"))
+	kind, ok2 := yamlsrc.Str(yamlsrc.Get(n, "kind"))
+	if !ok1 || !ok2 {
+		return // not a Kubernetes object
+	}
+	if strings.HasSuffix(kind, "List") {
+		items := yamlsrc.Get(n, "items")
+		if items != nil && items.Kind == yaml.SequenceNode && lists < maxLists {
+			for _, it := range items.Content {
+				p.object(it, lists+1)
+			}
+		}
+		return
+	}
+	o := &object{kind: kind, apiVersion: apiVersion, schema: kindsWithSchema[kind]}
+	meta := yamlsrc.Get(n, "metadata")
+	if s, ok := yamlsrc.Str(yamlsrc.Get(meta, "name")); ok && s != "" {
+		o.name = s
+	} else if s, ok := yamlsrc.Str(yamlsrc.Get(meta, "generateName")); ok && s != "" {
+		o.name = s
+	} else {
+		o.name = strings.ToLower(kind)
+	}
+	p.walk(o, n, nil, 0)
+}
