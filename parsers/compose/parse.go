@@ -1,0 +1,259 @@
+// Package compose finds engine launches in Docker Compose files: for each
+// service, the entrypoint and command compose hands to the container, after
+// compose's own variable interpolation, with the span of every word.
+package compose
+
+import (
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/shell"
+)
+
+// Source is the value of deploy.Server.Source for servers found here.
+const Source = "compose"
+
+// Parse returns the servers launched by the services of the compose file
+// name. read resolves files beside the compose file; the .env file compose
+// interpolates from is read through it when present.
+func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	src := yamlsrc.NewSource(name, data)
+	docs, errs := src.Documents()
+	p := &parser{src: src, read: read, errs: errs}
+	for _, d := range docs {
+		root := yamlsrc.Resolve(d.Root)
+		if root == nil || root.Kind != yaml.MappingNode {
+			continue
+		}
+		services := yamlsrc.Get(root, "services")
+		if yamlsrc.IsNull(services) {
+			continue
+		}
+		if services.Kind != yaml.MappingNode {
+			p.errorf(services, "services must be a mapping of service names to services, not %s", yamlsrc.Describe(services))
+			continue
+		}
+		if p.env == nil {
+			p.env = dotEnv(read)
+		}
+		for _, pr := range yamlsrc.Pairs(services) {
+			if pr.Value == nil || pr.Value.Kind != yaml.MappingNode {
+				if !yamlsrc.IsNull(pr.Value) {
+					p.errorf(pr.Value, "service %q must be a mapping, not %s", pr.Key.Value, yamlsrc.Describe(pr.Value))
+				}
+				continue
+			}
+			p.service(pr.Key.Value, pr.Value)
+		}
+	}
+	return p.servers, p.errs
+}
+
+type parser struct {
+	src     *yamlsrc.Source
+	read    flags.ReadFile
+	env     vars // from .env, for interpolation
+	servers []*deploy.Server
+	errs    []*deploy.Error
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, deploy.Errorf(p.src.NodeSpan(n), format, args...))
+}
+
+// word is one argv word. t is set for a word that is a whole YAML scalar (a
+// list item), which a shell can re-read with exact positions.
+type word struct {
+	v deploy.Value
+	t *yamlsrc.Text
+	// in is the shell source of a string entrypoint/command the word was
+	// split from, and unresolved the variables compose left to the host
+	// shell in that string.
+	in         *shell.Source
+	unresolved []string
+	subs       []yamlsrc.Substitution
+}
+
+func (p *parser) service(name string, svc *yaml.Node) {
+	e := p.containerEnv(yamlsrc.Get(svc, "environment"))
+	ep := p.argv(svc, "entrypoint")
+	cmd := p.argv(svc, "command")
+	words := append(ep, cmd...)
+	if len(words) == 0 {
+		return
+	}
+	var servers []*deploy.Server
+	raw := make([]string, len(words))
+	for i, w := range words {
+		raw[i] = w.v.Raw
+	}
+	if i := yamlsrc.ShellScript(raw); i > 0 && allKnown(words[:i]) {
+		// The container's shell sees the service environment; compose has
+		// already interpolated the script, so a variable compose left to
+		// the host's shell must not be taken from the container.
+		script := words[i]
+		var src shell.Source
+		var subs []yamlsrc.Substitution
+		switch {
+		case script.t != nil:
+			r := interpolate(*script.t, p.env)
+			subs = r.text.Substitutions()
+			src = shell.Source{File: p.src.File, Text: []byte(r.text.S), Map: shell.Mapper(p.src.Mapper(r.text)),
+				Env: e.without(r.unresolved)}
+		case script.in != nil && words[i-1].in == script.in:
+			// sh -c and its script are words of one string: re-read the
+			// whole string with the container's environment; the shell
+			// finds the commands of the nested script.
+			src = *script.in
+			src.Env = e.without(script.unresolved)
+			subs = script.subs
+		default:
+			// The script is the first word of a string command after a
+			// list entrypoint (["sh", "-c"] + "python3 -m ..."): compose
+			// splits the string, so the script is that one word alone.
+			src = shell.Source{File: p.src.File, Text: []byte(script.v.Raw), Map: spanStart(script.v.Span)}
+		}
+		found, errs := shell.Servers(src, p.read)
+		p.errs = append(p.errs, errs...)
+		for _, s := range found {
+			p.src.WidenServer(s, subs)
+		}
+		servers = found
+	} else {
+		vals := make([]deploy.Value, len(words))
+		for i, w := range words {
+			vals[i] = w.v
+		}
+		s, errs, ok := flags.Server(vals, p.read)
+		p.errs = append(p.errs, errs...)
+		if ok && s != nil {
+			servers = []*deploy.Server{s}
+		}
+	}
+	image := p.scalar(yamlsrc.Get(svc, "image"))
+	replicas := p.scalar(yamlsrc.Path(svc, "deploy", "replicas"))
+	if !replicas.IsSet() {
+		replicas = p.scalar(yamlsrc.Get(svc, "scale"))
+	}
+	count := p.gpuCount(svc, e)
+	for i, s := range servers {
+		s.Name = name
+		if len(servers) > 1 {
+			s.Name += "#" + strconv.Itoa(i+1)
+		}
+		s.Source = Source
+		s.Image = image
+		s.Replicas = replicas
+		s.GPUCount = count
+		p.servers = append(p.servers, s)
+	}
+}
+
+func allKnown(ws []word) bool {
+	for _, w := range ws {
+		if !w.v.Known {
+			return false
+		}
+	}
+	return true
+}
+
+// scalar is an interpolated scalar value; unset for a missing or null node.
+func (p *parser) scalar(n *yaml.Node) deploy.Value {
+	n = yamlsrc.Resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return deploy.Value{}
+	}
+	t, _ := p.src.Scalar(n)
+	r := interpolate(t, p.env)
+	v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(n), Via: r.via}
+	if !r.known {
+		v.Raw = n.Value
+	}
+	if r.bad >= 0 {
+		p.badInterpolation(t, r.bad)
+	}
+	return v
+}
+
+func (p *parser) badInterpolation(t yamlsrc.Text, at int) {
+	a, _ := t.Range(at, at+1)
+	p.errs = append(p.errs, deploy.Errorf(p.src.Span(a, a+1),
+		"invalid interpolation: compose rejects this ${...} (write $$ for a literal $)"))
+}
+
+// argv reads an entrypoint or command. A list is one word per item. A
+// string is split into words the way compose splits it (compose-go
+// types.ShellCommand: github.com/mattn/go-shellwords, which honours quotes
+// and backslashes but expands nothing and stops at ; & | < >); here the
+// shell parser does the splitting so every word keeps its span, and only the
+// first simple command is kept, as go-shellwords keeps only what precedes
+// the first operator.
+func (p *parser) argv(svc *yaml.Node, key string) []word {
+	n := yamlsrc.Get(svc, key)
+	if yamlsrc.IsNull(n) {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		t, _ := p.src.Scalar(n)
+		r := interpolate(t, p.env)
+		if r.bad >= 0 {
+			p.badInterpolation(t, r.bad)
+		}
+		src := shell.Source{File: p.src.File, Text: []byte(r.text.S), Map: shell.Mapper(p.src.Mapper(r.text))}
+		cmds, errs := shell.Commands(src)
+		p.errs = append(p.errs, errs...)
+		if len(cmds) == 0 {
+			return nil
+		}
+		var out []word
+		subs := r.text.Substitutions()
+		for _, v := range cmds[0].Words {
+			p.src.WidenValue(&v, subs)
+			out = append(out, word{v: v, in: &src, unresolved: r.unresolved, subs: subs})
+		}
+		return out
+	case yaml.SequenceNode:
+		var out []word
+		for _, item := range n.Content {
+			item = yamlsrc.Resolve(item)
+			if item == nil || item.Kind != yaml.ScalarNode {
+				if item != nil {
+					p.errorf(item, "%s items must be strings, not %s", key, yamlsrc.Describe(item))
+				}
+				continue
+			}
+			if item.Style == 0 && item.Tag != "!!str" && item.Tag != "" {
+				p.errorf(item, "compose requires strings in a %s list: quote %s (\"%s\")", key, item.Value, item.Value)
+			}
+			t, _ := p.src.Scalar(item)
+			if item.Tag == "!!null" {
+				t = yamlsrc.Text{}
+			}
+			r := interpolate(t, p.env)
+			if r.bad >= 0 {
+				p.badInterpolation(t, r.bad)
+			}
+			v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(item), Via: r.via}
+			if !r.known {
+				v.Raw = t.S
+			}
+			tt := t // the script text before interpolation; re-interpolated when used
+			out = append(out, word{v: v, t: &tt})
+		}
+		return out
+	}
+	p.errorf(n, "%s must be a string or a list of strings, not %s", key, yamlsrc.Describe(n))
+	return nil
+}
+
+// spanStart maps every position of a text to the start of span: for text
+// that has no byte map.
+func spanStart(span deploy.Span) shell.Mapper {
+	return func(int, int) (int, int) { return span.Line, span.Col }
+}
