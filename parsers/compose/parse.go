@@ -87,11 +87,11 @@ func (p *parser) service(name string, svc *yaml.Node) {
 		return
 	}
 	var servers []*deploy.Server
-	raw := make([]string, len(words))
+	vals := make([]deploy.Value, len(words))
 	for i, w := range words {
-		raw[i] = w.v.Raw
+		vals[i] = w.v
 	}
-	if i := yamlsrc.ShellScript(raw); i > 0 && allKnown(words[:i]) {
+	if i, ok := shell.ScriptArg(vals); ok {
 		// The container's shell sees the service environment; compose has
 		// already interpolated the script, so a variable compose left to
 		// the host's shell must not be taken from the container.
@@ -103,7 +103,7 @@ func (p *parser) service(name string, svc *yaml.Node) {
 			r := interpolate(*script.t, p.env)
 			subs = r.text.Substitutions()
 			src = shell.Source{File: p.src.File, Text: []byte(r.text.S), Map: shell.Mapper(p.src.Mapper(r.text)),
-				Env: e.without(r.unresolved)}
+				Env: e.without(r.unresolved), Params: shell.ScriptParams(vals, i)}
 		case script.in != nil && words[i-1].in == script.in:
 			// sh -c and its script are words of one string: re-read the
 			// whole string with the container's environment; the shell
@@ -115,7 +115,8 @@ func (p *parser) service(name string, svc *yaml.Node) {
 			// The script is the first word of a string command after a
 			// list entrypoint (["sh", "-c"] + "python3 -m ..."): compose
 			// splits the string, so the script is that one word alone.
-			src = shell.Source{File: p.src.File, Text: []byte(script.v.Raw), Map: spanStart(script.v.Span)}
+			src = shell.Source{File: p.src.File, Text: []byte(script.v.Raw), Map: spanStart(script.v.Span),
+				Params: shell.ScriptParams(vals, i)}
 		}
 		found, errs := shell.Servers(src, p.read)
 		p.errs = append(p.errs, errs...)
@@ -124,10 +125,6 @@ func (p *parser) service(name string, svc *yaml.Node) {
 		}
 		servers = found
 	} else {
-		vals := make([]deploy.Value, len(words))
-		for i, w := range words {
-			vals[i] = w.v
-		}
 		s, errs, ok := flags.Server(vals, p.read)
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
@@ -151,15 +148,6 @@ func (p *parser) service(name string, svc *yaml.Node) {
 		s.GPUCount = count
 		p.servers = append(p.servers, s)
 	}
-}
-
-func allKnown(ws []word) bool {
-	for _, w := range ws {
-		if !w.v.Known {
-			return false
-		}
-	}
-	return true
 }
 
 // scalar is an interpolated scalar value; unset for a missing or null node.

@@ -32,17 +32,18 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		return // the image's entrypoint, which the file does not show
 	}
 	var servers []*deploy.Server
-	raw := make([]string, len(words))
+	vals := make([]deploy.Value, len(words))
 	for i, w := range words {
-		raw[i] = w.v.Raw
+		vals[i] = w.v
 	}
-	if i := yamlsrc.ShellScript(raw); i > 0 && allKnown(words[:i]) {
+	if i, ok := shell.ScriptArg(vals); ok {
 		script := words[i].t
 		found, errs := shell.Servers(shell.Source{
-			File: p.src.File,
-			Text: []byte(script.S),
-			Map:  shell.Mapper(p.src.Mapper(script)),
-			Env:  e.shellEnv(),
+			File:   p.src.File,
+			Text:   []byte(script.S),
+			Map:    shell.Mapper(p.src.Mapper(script)),
+			Env:    e.shellEnv(),
+			Params: shell.ScriptParams(vals, i),
 		}, p.read)
 		p.errs = append(p.errs, errs...)
 		for _, s := range found {
@@ -50,10 +51,6 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		}
 		servers = found
 	} else {
-		vals := make([]deploy.Value, len(words))
-		for i, w := range words {
-			vals[i] = w.v
-		}
 		s, errs, ok := flags.Server(vals, p.read)
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
@@ -80,15 +77,6 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		s.Labels = pd.labels
 		p.servers = append(p.servers, s)
 	}
-}
-
-func allKnown(ws []word) bool {
-	for _, w := range ws {
-		if !w.v.Known {
-			return false
-		}
-	}
-	return true
 }
 
 // argv reads a container's command or args: a list of strings, each a word

@@ -9,6 +9,16 @@
 // YAML scalar; $(VAR) references are expanded as the kubelet does; a
 // `sh -c SCRIPT` argv hands the script to parsers/shell with a map from the
 // script back to the YAML file.
+//
+// Precision of positions inside a script: every character of a script that
+// is not white space maps to where it is written, whatever the scalar style
+// (plain, quoted with escapes, literal | or folded > blocks, folded over
+// several lines), so words and flags point at the right line and column. The
+// white space between words in a folded or quoted multi-line scalar maps to
+// the nearest source white space. Should the map ever fail to line up with
+// what yaml.v3 decoded, every position falls back to the scalar's start.
+// A value the kubelet substituted for $(VAR) spans the whole reference and
+// names the env entry in Via.
 package k8s
 
 import (

@@ -122,23 +122,3 @@ func TestMergeKeys(t *testing.T) {
 		t.Errorf("y = %q", v)
 	}
 }
-
-func TestShellScript(t *testing.T) {
-	cases := []struct {
-		words []string
-		want  int
-	}{
-		{[]string{"sh", "-c", "x"}, 2},
-		{[]string{"/bin/bash", "-ec", "x"}, 2},
-		{[]string{"bash", "-o", "pipefail", "-c", "x"}, 4},
-		{[]string{"/usr/bin/env", "bash", "-lc", "x"}, 3},
-		{[]string{"bash", "run.sh"}, -1},
-		{[]string{"bash", "-c"}, -1},
-		{[]string{"python3", "-c", "x"}, -1},
-	}
-	for _, c := range cases {
-		if got := ShellScript(c.words); got != c.want {
-			t.Errorf("%q: %d, want %d", c.words, got, c.want)
-		}
-	}
-}
