@@ -523,10 +523,7 @@ func spanning(words []deploy.Value) deploy.Span {
 func (p *parser) servers(st *stage, read flags.ReadFile) []*deploy.Server {
 	var servers []*deploy.Server
 	for _, c := range p.commands(st) {
-		if launch == nil {
-			break
-		}
-		s, errs, ok := launch(c.Words, read)
+		s, errs, ok := flags.Server(c.Words, read)
 		p.errs = append(p.errs, errs...)
 		if !ok || s == nil {
 			continue
@@ -538,7 +535,3 @@ func (p *parser) servers(st *stage, read flags.ReadFile) []*deploy.Server {
 	}
 	return servers
 }
-
-// launch recognises an engine launch in one command's words.
-// TODO: flags.Server, once parsers/flags provides it.
-var launch func(words []deploy.Value, read flags.ReadFile) (*deploy.Server, []*deploy.Error, bool)

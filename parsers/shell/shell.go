@@ -67,10 +67,7 @@ func Servers(src Source, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error
 	cmds, errs := Commands(src)
 	var servers []*deploy.Server
 	for _, c := range cmds {
-		if launch == nil {
-			break
-		}
-		s, serr, ok := launch(c.Words, read)
+		s, serr, ok := flags.Server(c.Words, read)
 		errs = append(errs, serr...)
 		if !ok || s == nil {
 			continue
@@ -86,7 +83,3 @@ func Servers(src Source, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error
 func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	return Servers(Source{File: name, Text: data}, read)
 }
-
-// launch recognises an engine launch in one command's words.
-// TODO: flags.Server, once parsers/flags provides it.
-var launch func(words []deploy.Value, read flags.ReadFile) (*deploy.Server, []*deploy.Error, bool)

@@ -1,0 +1,106 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+func at(s deploy.Span) string {
+	return fmt.Sprintf("%d:%d-%d:%d", s.Line, s.Col, s.EndLine, s.EndCol)
+}
+
+// arg renders a server's flag as value|known|span, or "-" when absent.
+func arg(s *deploy.Server, flag string) string {
+	v, ok := s.Arg(flag)
+	if !ok {
+		return "-"
+	}
+	return w(v)
+}
+
+func TestParsePD(t *testing.T) {
+	data, err := os.ReadFile("testdata/pd.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, errs := Parse("testdata/pd.sh", data, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(servers) != 3 {
+		t.Fatalf("%d servers", len(servers))
+	}
+	prefill, decode, router := servers[0], servers[1], servers[2]
+	for _, s := range servers {
+		if s.Source != "shell" || s.Span.File != "testdata/pd.sh" {
+			t.Errorf("server %s: source %q span %v", s.Name, s.Source, s.Span)
+		}
+	}
+	checks := []struct{ got, want string }{
+		{prefill.Name, "testdata/pd.sh:10"},
+		{string(prefill.Role), "prefill"},
+		{string(prefill.Engine), "sglang"},
+		{at(prefill.Span), "10:18-10:38"},
+		{w(prefill.Model), "/models/llama-3.1-8b|=|11:16-11:28"},
+		{arg(prefill, "--port"), "30000|=|13:10-13:15"},
+		{arg(prefill, "--disaggregation-ib-device"), "mlx5_roce0|=|14:30-14:42"},
+		{arg(prefill, "--mem-fraction-static"), "0.85|=|15:3-15:10"},
+		{arg(prefill, "--trust-remote-code"), "true|=|15:3-15:10"},
+
+		{decode.Name, "testdata/pd.sh:17"},
+		{string(decode.Role), "decode"},
+		{at(decode.Span), "18:14-18:34"},
+		// MODEL comes from ${MODEL_PATH:-...}: the environment may set it.
+		{w(decode.Model), "$MODEL|?|18:48-18:56"},
+		{arg(decode, "--port"), "30001|=|19:39-19:44"},
+		{arg(decode, "--context-length"), "32k|=|20:20-20:23"},
+
+		{router.Name, "testdata/pd.sh:22"},
+		{string(router.Role), "router"},
+		{string(router.Engine), "sglang-router"},
+		{arg(router, "--port"), "8000|=|24:25-24:29"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if via := decode.Model.Via; len(via) != 0 {
+		t.Errorf("unknown model has via %v", via)
+	}
+	if via := prefill.Model.Via; len(via) != 1 || at(via[0]) != "6:11-6:31" {
+		t.Errorf("model via %v", via)
+	}
+}
+
+func TestServersNested(t *testing.T) {
+	// The shape of the StatefulSet command in SGLang's
+	// docker/k8s-sglang-distributed-sts.yaml, as a script.
+	script := `bash -c "python3 -m sglang.launch_server --model /llm-folder --dist-init-addr sglang-master-pod:5000 --tensor-parallel-size 16 --nnodes 2 --node-rank $POD_INDEX --trust-remote-code --host 0.0.0.0 --port 8000"` + "\n"
+	servers, errs := Parse("sts.sh", []byte(script), nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(servers) != 1 {
+		t.Fatalf("%d servers", len(servers))
+	}
+	s := servers[0]
+	checks := []struct{ got, want string }{
+		{s.Name, "sts.sh:1"},
+		{w(s.Model), "/llm-folder|=|1:50-1:61"},
+		{arg(s, "--tp-size"), "16|=|1:125-1:127"},
+		{arg(s, "--node-rank"), "$POD_INDEX|?|1:151-1:161"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if !strings.HasPrefix(script[124:], "16 ") {
+		t.Errorf("test fixture columns moved")
+	}
+}
