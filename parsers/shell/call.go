@@ -24,7 +24,8 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 	// words, and nothing persists.
 	var words []deploy.Value
 	var ats [][]int
-	for _, f := range w.prefixAssigns(c.Assigns, st) {
+	prefix := w.prefixAssigns(c.Assigns, st)
+	for _, f := range prefix {
 		words = append(words, w.value(f))
 		ats = append(ats, f.at)
 	}
@@ -38,7 +39,7 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 		return
 	}
 	w.cmds = append(w.cmds, Command{Words: words, Span: w.loc.span(w.off(c.Pos()), w.off(c.End()))})
-	w.builtin(words[len(c.Assigns):], st)
+	w.builtin(words[len(prefix):], st)
 	if i, ok := ScriptArg(words); ok {
 		w.script(words, ats, i, st)
 	}

@@ -22,13 +22,23 @@ func FuzzShell(f *testing.F) {
 		"A+=1 B=(1 2) C[0]=x run; let i++; ((j=2)); unset -f k; set -a; set -o allexport\n",
 		"IFS=,; O=a,b; run $O; echo $((2**62*4)) $((1/0)) $((010+0x1f))\n",
 	}
-	for _, s := range seeds {
-		f.Add(s)
+	for i, s := range seeds {
+		f.Add(s, i%2 == 0)
 	}
-	f.Fuzz(func(t *testing.T, script string) {
+	f.Fuzz(func(t *testing.T, script string, embedded bool) {
 		text := []byte(script)
 		lines := bytes.Count(text, []byte("\n")) + 1
-		cmds, errs := Commands(Source{File: "f.sh", Text: text})
+		src := Source{File: "f.sh", Text: text}
+		if embedded {
+			// As a YAML block scalar would place it, with known arguments
+			// and environment.
+			src.Map = func(l, c int) (int, int) { return l + 2, c + 4 }
+			lines += 2
+			p := deploy.Span{File: "f.sh", Line: 1, Col: 1, EndLine: 1, EndCol: 2}
+			src.Params = []deploy.Value{deploy.Known("sh", p), deploy.Known("--tp 2", p), deploy.Known("*", p)}
+			src.Env = Env{"MODEL": deploy.Known("m", p), "IFS": deploy.Known(",", p), "X": deploy.Unknown("$(X)", p)}
+		}
+		cmds, errs := Commands(src)
 		check := func(s deploy.Span, what string) {
 			if s.File != "f.sh" || s.Line < 1 || s.Col < 1 || s.EndLine < s.Line ||
 				s.EndLine == s.Line && s.EndCol <= s.Col || s.EndLine > lines {

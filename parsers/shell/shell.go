@@ -7,6 +7,37 @@
 // expanded with what the text itself makes certain (earlier assignments, the
 // Env the caller passes in); anything else leaves the word Known=false with
 // the text as written, never a guess.
+//
+// What the walk knows, and where it stops:
+//   - Assignments (A=b, export, declare, local, readonly, A+=b) take effect in
+//     order. A variable neither assigned nor in Env is unknown: the
+//     environment may set it, so ${V:-default} is unknown too unless V is
+//     known (set, empty, or unset by `unset V`).
+//   - A branch (if/elif/else, case, the right side of && and ||) keeps a
+//     variable known afterwards only when every way through agrees on its
+//     value. Loops make everything they assign unknown, inside and after.
+//     Subshells, pipelines and backgrounded commands keep their assignments
+//     to themselves. A function's body is walked where it is defined, with
+//     unknown arguments; calling it makes what it assigns unknown. source,
+//     . and eval make every variable unknown. read, mapfile, getopts,
+//     printf -v, arithmetic assignments and declare -i/-a/-n make theirs
+//     unknown.
+//   - Unknown parts ($(...), $((...)) with unknown operands, $1 without
+//     Params, ${V#pat} and other operators) stay in Raw as written, quotes
+//     removed from the known parts: Raw of "--port=$P" with P unknown is
+//     --port=$P. An unquoted unknown expansion may be several words; it is
+//     returned as one unknown word. Unquoted known values are split into
+//     fields at the default IFS (any assignment to IFS stops that); words
+//     with glob patterns or brace expansion are unknown, since the file
+//     system or the expansion decides them.
+//   - sh -c SCRIPT (bash, dash, ... with -c among their options, after any
+//     command such as exec, env or docker run) is parsed as a script of its
+//     own; its environment is what was exported, plus A=b words before the
+//     shell. Spans inside it are exact for literal text; an escaped byte of
+//     a double-quoted string maps to the escaped character, not its
+//     backslash, and bytes a $variable produced map onto the expansion.
+//   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), files
+//     run by name (bash start.sh), aliases.
 package shell
 
 import (
