@@ -81,10 +81,12 @@ fraction_phrase(s) := sprintf("--mem-fraction-static %v", [s.capacity.mem_fracti
 advice(c) := sprintf("; --mem-fraction-static would have to exceed about %v, so shard the weights over more GPUs or quantize them", [need]) if {
 	is_number(c.weights_bytes_per_gpu)
 	is_number(c.gpu_memory_bytes)
+	c.gpu_memory_bytes > 0
 	need := ceil((1000 * c.weights_bytes_per_gpu) / c.gpu_memory_bytes) / 1000
 	need >= 0.95
 } else := sprintf("; raise --mem-fraction-static above about %v, or shard the weights over more GPUs", [need]) if {
 	is_number(c.weights_bytes_per_gpu)
 	is_number(c.gpu_memory_bytes)
+	c.gpu_memory_bytes > 0
 	need := ceil((1000 * c.weights_bytes_per_gpu) / c.gpu_memory_bytes) / 1000
 } else := ""

@@ -63,6 +63,12 @@ test_fires_once_when_both_the_budget_and_the_error_say_so if {
 	count(no_kv_memory.deny) == 1 with input as test.input_with([srv])
 }
 
+test_fires_without_advice_when_gpu_memory_is_zero if {
+	srv := test.server({"capacity": {"kv_budget_bytes": -1, "gpu_memory_bytes": 0}})
+	some f in no_kv_memory.deny with input as test.input_with([srv])
+	endswith(f.msg, "after loading the weights")
+}
+
 test_quiet_when_the_budget_is_positive if {
 	count(no_kv_memory.deny) == 0 with input as test.input_with([test.server({})])
 }

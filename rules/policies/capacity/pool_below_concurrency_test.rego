@@ -74,3 +74,8 @@ test_quiet_when_context_unknown if {
 	srv := test.server({"capacity": {"pool_tokens": 1000, "context_length": null, "max_running_requests": 8}})
 	count(pool_below_concurrency.deny) == 0 with input as test.input_with([srv])
 }
+
+test_quiet_when_context_is_zero if {
+	srv := test.server({"capacity": {"pool_tokens": 1000, "context_length": 0, "max_running_requests": 8}})
+	count(pool_below_concurrency.deny) == 0 with input as test.input_with([srv])
+}

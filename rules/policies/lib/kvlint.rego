@@ -42,7 +42,10 @@ memory_arg(args) := first_given(args, ["--mem-fraction-static", "--tp-size"])
 
 # context_tokens(c) is the context length, when known (from --context-length
 # or the model config).
-context_tokens(c) := c.context_length if is_number(c.context_length)
+context_tokens(c) := c.context_length if {
+	is_number(c.context_length)
+	c.context_length > 0
+}
 
 # pool_limit(c) is what is known about the pool's size per scheduler: the
 # computed pool when model and GPU are known ("exact"), else the explicit
