@@ -124,6 +124,10 @@ func (w *walker) rawField(s, e int) field {
 
 // builtin applies what a builtin command does to this shell's variables.
 func (w *walker) builtin(words []deploy.Value, st *vars) {
+	// command NAME and builtin NAME run the builtin itself.
+	for len(words) > 1 && words[0].Known && (words[0].Raw == "command" || words[0].Raw == "builtin") {
+		words = words[1:]
+	}
 	if len(words) == 0 || !words[0].Known {
 		return
 	}

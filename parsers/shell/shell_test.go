@@ -271,6 +271,9 @@ func TestVariableFlow(t *testing.T) {
 		{"pattern removal is not evaluated", "M=a/b\nrun ${M##*/}", "${M##*/}|?"},
 		{"tilde with unknown HOME", "run ~/m", "~/m|?"},
 		{"tilde with known HOME", "HOME=/root\nrun ~/m", "/root/m|="},
+		{"tilde after a colon in an assignment", "HOME=/root\nP=/a:~/b\nrun $P", "$P|?"},
+		{"unset IFS splits as the default", "unset IFS\nO='a b'\nrun $O", "a|="},
+		{"read through the command builtin", "TP=1\ncommand read TP\nrun $TP", "$TP|?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

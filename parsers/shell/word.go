@@ -229,6 +229,11 @@ func (x *expander) lit(s, e int, quoted bool) {
 		if !quoted && x.split {
 			x.pattern(c)
 		}
+		if !quoted && !x.split && c == '~' && i > 0 && t[i-1] == ':' {
+			// A=a:~/b expands the tilde after the colon; HOME is not
+			// modelled there.
+			x.cur.known = false
+		}
 		x.open = true
 		x.add(c, i)
 	}
@@ -300,9 +305,10 @@ func (x *expander) value(v string, s, e int, via []deploy.Span, quoted bool) {
 // at IFS characters and treats pattern characters in it as globs.
 func (x *expander) splitValue(v string, s, e int, via []deploy.Span, quotes bool) {
 	ifs, ok := x.st.lookup("IFS")
-	if ok && (ifs.unset || ifs.val.Raw != " \t\n") || (!ok && x.st.hasEntry("IFS")) || quotes && containsIFS(v) {
-		// A changed IFS, or a default word with quotes inside an unquoted
-		// expansion: the split is not modelled.
+	if ok && !ifs.unset && ifs.val.Raw != " \t\n" || !ok && x.st.hasEntry("IFS") || quotes && containsIFS(v) {
+		// A changed IFS (unset IFS splits as the default does; bash never
+		// imports IFS from the environment), or a default word with quotes
+		// inside an unquoted expansion: the split is not modelled.
 		x.unknown(s, e)
 		return
 	}
