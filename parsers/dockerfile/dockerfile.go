@@ -464,6 +464,10 @@ func (p *parser) final() *stage {
 // arguments; a shell-form one, /bin/sh -c TEXT, gets them as $0, $1, ...,
 // which leaves CMD unused unless TEXT reads them), followed by the commands
 // of its script when it runs a shell on one.
+//
+// An ENTRYPOINT set by an external base image is not known; the stage's own
+// command is read as what runs, which is what the usual entrypoint scripts
+// that end in exec "$@" do with it.
 func (p *parser) commands(st *stage) []shell.Command {
 	var argv []arg
 	if st.entry != nil {

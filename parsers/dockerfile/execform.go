@@ -21,9 +21,11 @@ type element struct {
 // parseMaybeJSON does (frontend/dockerfile/parser/line_parsers.go): text that
 // encoding/json accepts as an array is exec form; a JSON array with a
 // non-string element is an error; anything else, including text that starts
-// with "[" but is not valid JSON, is shell form. Docker's reference documents
-// the consequence ("Shell and exec form": an invalid exec form is run as a
-// shell command). It returns the elements with their positions.
+// with "[" but is not valid JSON, is shell form. Docker's Dockerfile
+// reference says so under "Exec form"
+// (https://docs.docker.com/reference/dockerfile/#exec-form): a line that is
+// not valid JSON, as with single quotes or unescaped backslashes, is treated
+// as shell form. It returns the elements with their positions.
 func execForm(args text) ([]element, bool, error) {
 	l := args.trimLeft()
 	if len(l.b) == 0 || l.b[0] != '[' {
