@@ -125,17 +125,15 @@ func (w *decodeWorker) admit() {
 		if w.required(r.fillLen()) > w.allocatable(false) {
 			break
 		}
-		if !r.stale {
-			pages, ok := w.pool.alloc(pagesFor(r.fillLen(), w.cfg.PageSize))
-			if !ok {
-				break
-			}
-			r.dPages = pages
-			for pos, c := range r.host {
-				w.pool.writeAt(r.dPages, pos, c)
-			}
-			r.host = nil
+		pages, ok := w.pool.alloc(pagesFor(r.fillLen(), w.cfg.PageSize))
+		if !ok {
+			break
 		}
+		r.dPages = pages
+		for pos, c := range r.host {
+			w.pool.writeAt(r.dPages, pos, c)
+		}
+		r.host = nil
 		r.seenValid = false
 		w.retracted = w.retracted[1:]
 		w.setState(r, dWaiting)
@@ -281,16 +279,23 @@ func (w *decodeWorker) makeRoom() {
 }
 
 // retract takes a request out of the batch. Healthy PD decode offloads its KV to host
-// memory and reloads it on resume (disaggregation/decode.py, resume_retracted_reqs); under
-// stale-pages the pages are freed but the page table is kept and nothing is saved.
+// memory, frees the pages, and reloads the KV into new pages when the request resumes
+// (disaggregation/decode.py, resume_retracted_reqs). Under stale-pages the pages are freed
+// but the request keeps its page table and goes straight back to the waiting queue as if
+// its KV were still there; by the time it runs again, new requests may own those pages.
 func (w *decodeWorker) retract(r *request) {
 	r.retractions++
 	w.retractions++
 	r.joined = false
+	r.seenValid = false
 	if w.s.faults.stalePages {
 		w.pool.release(r.dPages)
 		r.stale = true
-	} else {
+		w.setState(r, dWaiting)
+		w.waiting = append(w.waiting, r)
+		return
+	}
+	{
 		r.host = make([]cell, r.fillLen())
 		for pos := range r.host {
 			r.host[pos] = w.pool.cellAt(r.dPages, pos)
@@ -298,7 +303,6 @@ func (w *decodeWorker) retract(r *request) {
 		w.pool.release(r.dPages)
 		r.dPages = nil
 	}
-	r.seenValid = false
 	w.setState(r, dRetracted)
 	w.retracted = append(w.retracted, r)
 }
@@ -431,6 +435,7 @@ func (w *decodeWorker) drop(r *request) {
 	case dPrealloc:
 		w.prealloc = remove(w.prealloc)
 		w.setState(r, dDone)
+		w.kick() // the queue's head may have changed
 		return
 	case dTransfer:
 		if r.pState == pTransfer && !w.s.faults.cancelRace {

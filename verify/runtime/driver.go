@@ -228,7 +228,7 @@ func (d *driver) finishExtraction() {
 	secret := strings.TrimSuffix(string(x.recovered), "}")
 	prompt := append(append([]byte(nil), x.known...), secret...)
 	prompt = append(prompt, markerClose, ' ')
-	r := d.s.newRequest("probe", "extraction-recital", x.attacker, prompt, len(secret)+1, x.salt)
+	r := d.s.newRequest("probe", "extraction-recital", x.attacker, prompt, len(secret)+3, x.salt)
 	d.s.submit(r, d.s.clock.now)
 }
 

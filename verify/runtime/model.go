@@ -3,11 +3,11 @@ package runtime
 // The toy model. Tokens are bytes. Each token's KV cell holds the token and a hash chained
 // over the previous cell, the token and its position, the way a real KV entry depends on
 // everything before it. The output is derived only from the cells the model reads through
-// the request's page table: the model recites every span that follows a '{' in the prompt
-// part of its context (up to '}'), over and over. So a request whose page table reaches
-// another tenant's cells recites that tenant's secret, exactly as a real model attending
-// to foreign KV would produce foreign content (leakage.md §5.1, "derive its output from
-// the KV it reads").
+// the request's page table: the model quotes every span it finds between '{' and '}' in
+// the prompt part of its context, braces included, over and over. So a request whose page
+// table reaches another tenant's cells — their prompt, or an answer that quoted their
+// secret — says that tenant's secret, as a real model attending to foreign KV would
+// produce foreign content (leakage.md §5.1, "derive its output from the KV it reads").
 
 const (
 	markerOpen  = '{'
@@ -44,6 +44,7 @@ func recite(n int, at func(int) cell) []byte {
 		if at(i).tok != markerOpen {
 			continue
 		}
+		out = append(out, markerOpen)
 		j := i + 1
 		for ; j < n && j-i-1 < maxRecited; j++ {
 			t := at(j).tok
@@ -52,7 +53,7 @@ func recite(n int, at func(int) cell) []byte {
 			}
 			out = append(out, t)
 		}
-		out = append(out, ' ')
+		out = append(out, markerClose, ' ')
 		i = j - 1
 	}
 	if len(out) > 0 {

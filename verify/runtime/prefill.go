@@ -269,6 +269,7 @@ func (w *prefillWorker) drop(r *request) {
 		w.bootstrap = slices.DeleteFunc(w.bootstrap, func(x *request) bool { return x == r })
 	case pWaiting:
 		w.waiting = slices.DeleteFunc(w.waiting, func(x *request) bool { return x == r })
+		w.kick() // the queue's head may have changed
 	case pRunning:
 		if w.chunked == r {
 			w.chunked = nil

@@ -85,20 +85,31 @@ type request struct {
 
 func (r *request) fillLen() int { return len(r.prompt) + max(len(r.out)-1, 0) }
 
-// readLog keeps the reads of cells written by another tenant, as position ranges.
+// readLog keeps the reads of cells written by another tenant, as position ranges; a run
+// read again, longer, extends the range it started.
 type readLog struct {
 	ranges []PageRead
-	seen   map[PageRead]bool
+	index  map[readKey]int
 }
 
-func (l *readLog) add(pr PageRead) {
-	if l.seen == nil {
-		l.seen = map[PageRead]bool{}
+type readKey struct {
+	stage, worker, owner string
+	from                 int
+}
+
+func (l *readLog) add(pr PageRead, pageSize int) {
+	if l.index == nil {
+		l.index = map[readKey]int{}
 	}
-	if l.seen[pr] {
+	k := readKey{pr.Stage, pr.Worker, pr.Owner, pr.FromPos}
+	if i, ok := l.index[k]; ok {
+		if pr.ToPos > l.ranges[i].ToPos {
+			l.ranges[i].ToPos = pr.ToPos
+			l.ranges[i].Pages = (pr.ToPos-1)/pageSize - pr.FromPos/pageSize + 1
+		}
 		return
 	}
-	l.seen[pr] = true
+	l.index[k] = len(l.ranges)
 	l.ranges = append(l.ranges, pr)
 }
 
@@ -112,7 +123,7 @@ func scanReads(l *readLog, p *pool, pt pageTable, n int, self int32, stage, work
 				Stage: stage, Worker: worker, Owner: names(owner),
 				FromPos: start, ToPos: end,
 				Pages: (end-1)/p.pageSize - start/p.pageSize + 1,
-			})
+			}, p.pageSize)
 		}
 		start = -1
 	}
