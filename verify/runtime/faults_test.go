@@ -54,7 +54,7 @@ var faultCases = []struct {
 			Prefill: []Worker{{PoolTokens: 32768, PageSize: 1, ContextLength: 4096, CacheReport: true}},
 			Decode:  []Worker{{PoolTokens: 32768, PageSize: 1, ContextLength: 4096}},
 			Workload: Workload{
-				Tenants: append(threeTenants(), Tenant{Name: "mallory", CacheSalt: "mallory", Weight: new(int)}),
+				Tenants:  append(threeTenants(), Tenant{Name: "mallory", CacheSalt: "mallory", Weight: new(int)}),
 				Requests: 30, SharedPrefixTokens: 128, PromptTokens: IntRange{300, 600}, MaxTokens: 16,
 				Arrival:    Arrival{Mode: "closed", Concurrency: 4},
 				Extraction: &Extraction{Attacker: "mallory", Victim: "acme"}},
