@@ -41,7 +41,8 @@ func FuzzDockerfile(f *testing.F) {
 				}
 			}
 		}
-		for _, e := range p.errs {
+		_, errs := Parse("Dockerfile", data, nil)
+		for _, e := range append(p.errs, errs...) {
 			check(e.Span, "error")
 			if strings.Contains(e.Message, "internal error") {
 				t.Fatalf("%v for %q", e, dockerfile)

@@ -39,6 +39,13 @@ func FuzzShell(f *testing.F) {
 			src.Env = Env{"MODEL": deploy.Known("m", p), "IFS": deploy.Known(",", p), "X": deploy.Unknown("$(X)", p)}
 		}
 		cmds, errs := Commands(src)
+		servers, serrs := Servers(src, nil)
+		errs = append(errs, serrs...)
+		for _, s := range servers {
+			if s.Span.File != "f.sh" || s.Span.Line < 1 {
+				t.Fatalf("server span %+v for %q", s.Span, script)
+			}
+		}
 		check := func(s deploy.Span, what string) {
 			if s.File != "f.sh" || s.Line < 1 || s.Col < 1 || s.EndLine < s.Line ||
 				s.EndLine == s.Line && s.EndCol <= s.Col || s.EndLine > lines {
