@@ -67,7 +67,7 @@ func HumanReadableInt(raw string) (int64, error) {
 		if errors.Is(err, ErrOutOfRange) {
 			return 0, err
 		}
-		return 0, fmt.Errorf("invalid integer value %q: use a plain integer, SI suffixes (1k, 1M) or IEC suffixes (1Ki, 1Mi); suffixes are case-sensitive", value)
+		return 0, fmt.Errorf("invalid integer value: '%s'; use a plain integer, SI suffixes (1k, 1M) or IEC suffixes (1Ki, 1Mi); suffixes are case-sensitive", value)
 	}
 	return n, nil
 }

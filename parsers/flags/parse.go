@@ -338,7 +338,15 @@ func (p *parser) notes(occ *occurrence) {
 // or "" when it names none.
 func (t *Table) flagNamed(text string) string {
 	name := text
-	if i := strings.IndexAny(name, "= {("); i >= 0 {
+	// "--cuda-graph-backend-{decode,prefill}=disabled" names two flags; the
+	// first stands for both.
+	if open := strings.IndexByte(name, '{'); open >= 0 {
+		if end := strings.IndexByte(name[open:], '}'); end >= 0 {
+			first, _, _ := strings.Cut(name[open+1:open+end], ",")
+			name = name[:open] + first + name[open+end+1:]
+		}
+	}
+	if i := strings.IndexAny(name, "= ("); i >= 0 {
 		name = name[:i]
 	}
 	if f, ok := t.byOpt[name]; ok {

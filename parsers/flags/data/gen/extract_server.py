@@ -199,7 +199,7 @@ for stmt in last_def.values():
     type_parser = ast.unparse(kw["type_parser"]) if "type_parser" in kw else ""
     nargs = ast.literal_eval(kw["nargs"]) if "nargs" in kw else ""
     choices_expr = kw.get("choices")
-    const = ast.unparse(kw["const"]) if "const" in kw else ""
+    const = py_str(ast.literal_eval(kw["const"])) if "const" in kw else ""
     base = dict(dest=field, default=default, line=stmt.lineno, deprecated="", redirect="", const="")
     field_dest_flag[field] = cli_name
 
