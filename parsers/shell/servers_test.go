@@ -69,8 +69,9 @@ func TestParsePD(t *testing.T) {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	if via := decode.Model.Via; len(via) != 0 {
-		t.Errorf("unknown model has via %v", via)
+	// Unknown, but it says where it was set.
+	if via := decode.Model.Via; len(via) != 1 || at(via[0]) != "5:7-5:54" {
+		t.Errorf("unknown model via %v", via)
 	}
 	if via := prefill.Model.Via; len(via) != 1 || at(via[0]) != "6:11-6:31" {
 		t.Errorf("model via %v", via)

@@ -328,6 +328,10 @@ func TestEnv(t *testing.T) {
 	if via := find(t, cmds, "run").Words[2].Via; len(via) != 1 || via[0].Line != 9 || via[0].File != "pod.yaml" {
 		t.Errorf("via %v", via)
 	}
+	// An unknown value still says where it was set.
+	if via := find(t, cmds, "run").Words[4].Via; len(via) != 1 || via[0].Line != 11 {
+		t.Errorf("via of the unknown value %v", via)
+	}
 }
 
 func TestNestedScript(t *testing.T) {

@@ -183,6 +183,7 @@ func (x *expander) part(part syntax.WordPart, quoted bool) {
 		switch {
 		case !r.known:
 			x.unknown(s, e)
+			x.cur.via = append(x.cur.via, r.via...)
 		case quoted || !x.split:
 			x.value(r.val, s, e, r.via, quoted)
 		default:
@@ -421,7 +422,12 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		v, ok = variable{val: deploy.Value{Raw: strconv.Itoa(len(x.st.params) - 1), Known: true}}, true
 	}
 	if !ok {
-		return paramResult{} // $@, $*, $?, $$, $!, $-, and unknown parameters
+		// $@, $*, $?, $$, $!, $-, and unknown variables. An unknown value
+		// set somewhere kvlint can point at (a pod's env) says where.
+		if isName(name) && p.Exp == nil && !p.Length {
+			return paramResult{via: viaOf(v.val)}
+		}
+		return paramResult{}
 	}
 	if p.Length {
 		if v.unset {
