@@ -83,8 +83,6 @@ func (e *estimator) memFractionInputs() (memFractionInput, bool) {
 	} else if st == argUnknown && in.DisaggMode == "decode" {
 		ok = false
 	}
-	spec, specSt := e.r.str("--speculative-algorithm")
-	speculative := specSt == argSet && spec != ""
 	if v, st := e.r.int("--speculative-num-draft-tokens"); st == argSet {
 		in.SpecDraftTokens = max(v, 0)
 	}
@@ -140,7 +138,6 @@ func (e *estimator) memFractionInputs() (memFractionInput, bool) {
 		ok = false
 	}
 	in.DecodeMaxBS = maxBS
-	_ = speculative
 
 	// Prefill capture sizes: the list, else generated up to max_bs, which
 	// defaults to chunked_prefill_size (2048 for MLA), capped by

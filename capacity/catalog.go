@@ -85,7 +85,10 @@ func NewCatalog(modelsData, gpusData []byte) (*Catalog, error) {
 		if g.Name == "" || g.Source == "" {
 			return nil, fmt.Errorf("gpu %d (%q): name and source are required", i, g.Name)
 		}
-		names := [][]string{{g.Name}, g.SMINames, g.Aliases, g.GFDProducts, g.GKEAccelerators, g.AMDProducts}
+		// GKE accelerator names are matched verbatim (lookupGPU), not
+		// normalized: "nvidia-tesla-a100" means the 40 GB card, while the
+		// bare "A100" it would normalize to is ambiguous.
+		names := [][]string{{g.Name}, g.SMINames, g.Aliases, g.GFDProducts, g.AMDProducts}
 		for _, list := range names {
 			for _, n := range list {
 				c.addGPUKey(n, i, false)
@@ -203,6 +206,26 @@ type gpuMatch struct {
 }
 
 func (c *Catalog) lookupGPU(name string) (*GPU, gpuMatch) {
+	var gke []string
+	for i := range c.gpus {
+		for _, n := range c.gpus[i].GKEAccelerators {
+			if strings.EqualFold(strings.TrimSpace(name), n) {
+				gke = append(gke, c.gpus[i].Name)
+			}
+		}
+	}
+	switch len(gke) {
+	case 0:
+	case 1:
+		for i := range c.gpus {
+			if c.gpus[i].Name == gke[0] {
+				g := c.gpus[i]
+				return &g, gpuMatch{}
+			}
+		}
+	default:
+		return nil, gpuMatch{candidates: gke} // nvidia-tesla-v100: 16 or 32 GB
+	}
 	key := normalizeGPUName(name)
 	if key == "" {
 		return nil, gpuMatch{}
@@ -256,7 +279,8 @@ func (c *Catalog) GPUByNodeLabel(key, value string) (*GPU, bool) {
 		}
 		return c.gpuByList(value, func(g *GPU) []string { return append(append([]string{}, g.GFDProducts...), g.SMINames...) })
 	case "cloud.google.com/gke-accelerator":
-		return c.gpuByList(value, func(g *GPU) []string { return g.GKEAccelerators })
+		g, m := c.lookupGPU(value)
+		return g, g != nil && !m.assumed
 	case "karpenter.k8s.aws/instance-gpu-name", "eks.amazonaws.com/instance-gpu-name":
 		return c.gpuByList(value, func(g *GPU) []string { return g.KarpenterGPUNames })
 	case "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type":

@@ -71,9 +71,20 @@ func kvHeadsPerRank(total, attnTP int) int64 {
 // DefaultPoolConfigurator._compute_cell_size L171-285.
 // Hybrid sliding-window pool: HybridSWAPoolConfigurator.__init__ L308-399.
 func computeCell(m *Model, in cellInput) (cell, error) {
+	c, err := computeCellUnchecked(m, in)
+	if err == nil && !(c.Bytes > 0) {
+		return cell{}, fmt.Errorf("the config's attention shapes give an empty KV cell")
+	}
+	return c, err
+}
+
+func computeCellUnchecked(m *Model, in cellInput) (cell, error) {
 	kv, ok := kvElementSize(in.KVDtype)
 	if !ok {
 		return cell{}, fmt.Errorf("unknown KV dtype %q", in.KVDtype)
+	}
+	if in.Layers <= 0 {
+		return cell{}, fmt.Errorf("no layers on a pipeline stage (%d layers)", m.Layers)
 	}
 	if in.HybridSWA {
 		return hybridSWACell(m, in, kv)

@@ -29,9 +29,9 @@ func decodeJSONObject(file string, data []byte) (*jsonDoc, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, jsonError(file, data, err)
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		off := dec.InputOffset()
-		return nil, errorAt(file, data, off, "unexpected data after the top-level JSON value")
+		return nil, errorAt(file, data, skipSpace(data, end), "unexpected data after the top-level JSON value")
 	}
 	root, ok := v.(map[string]any)
 	if !ok {

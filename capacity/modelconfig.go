@@ -353,7 +353,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 
 	for _, r := range []*configReader{top, text} {
 		if r.err != nil {
-			return nil, r.err
+			return nil, r.err // a non-nil *deploy.Error
 		}
 	}
 	switch {
@@ -545,9 +545,12 @@ func readHFQuantConfig(dir string, m *Model) error {
 		return nil
 	}
 	q := &Quantization{Method: "modelopt_" + strings.ToLower(algo), KVCacheQuantAlgo: r.str("kv_cache_quant_algo")}
+	if r.err != nil {
+		return r.err
+	}
 	setQuantStorage(q)
 	m.Quant = q
-	return r.err
+	return nil
 }
 
 // readSafetensorsIndex takes the checkpoint size from
@@ -578,7 +581,10 @@ func readSafetensorsIndex(dir string, m *Model) error {
 		m.WeightsBytes = size
 		m.ParamsSource = "checkpoint size from " + file + " (metadata.total_size)"
 	}
-	return r.err
+	if r.err != nil {
+		return r.err
+	}
+	return nil
 }
 
 // unsupportedReason names pool layouts kvlint does not model, so an estimate

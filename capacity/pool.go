@@ -73,6 +73,10 @@ func (e *estimator) pool() {
 	if tokens != limit {
 		tokens = tokens / int64(e.page) * int64(e.page)
 	}
+	if e.maxTotalTokensUnkn {
+		e.est.derive("the profiled pool is %s tokens, but --max-total-tokens is unknown and may lower it: pool not known", commas(tokens))
+		return
+	}
 	if e.hybridSWA {
 		swa, err := e.swaTokens(tokens)
 		if err != "" {
@@ -100,10 +104,10 @@ func (e *estimator) stageTokens(c cell, availBytes int64) (int64, string) {
 		tokens := availBytes / int64(c.Bytes)
 		return tokens / page * page, ""
 	}
-	if cap, ok := e.swaChunkCap(c); ok {
+	if swaCap, ok := e.swaChunkCap(c); ok {
 		// SWAChunkCapPoolConfigurator.calculate_pool_sizes L524-549: the SWA
 		// pool is sized from the request cap, the rest goes to full layers.
-		swaTokens := (cap + page - 1) / page * page
+		swaTokens := (swaCap + page - 1) / page * page
 		fixed := swaTokens * c.SWAPerToken * int64(c.SWALayers)
 		fullCell := c.FullPerToken * int64(c.FullLayers)
 		full := (availBytes - fixed) / fullCell / page * page
@@ -131,11 +135,9 @@ func (e *estimator) swaTokens(full int64) (int64, string) {
 	if e.swaCapTokens > 0 {
 		return min(e.swaCapTokens, full), ""
 	}
-	nSWA, nFull, _ := e.model.hybridLayerCounts()
-	if nFull == 0 {
-		return full, ""
+	if _, nFull, _ := e.model.hybridLayerCounts(); nFull == 0 {
+		return full, "" // all-SWA: the pool is the SWA pool
 	}
-	_ = nSWA
 	swa := int64(float64(full)*e.swaRatio) / page * page
 	if w := int64(e.model.SlidingWindow); w > 0 && w+page >= swa {
 		return swa, fmt.Sprintf("ValueError: SWA pool (%d tokens) cannot hold even one request: the prefill admission floor is sliding_window_size (%d) + page_size (%d). Increase --swa-full-tokens-ratio or the total KV budget.", swa, w, page)

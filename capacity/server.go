@@ -90,8 +90,9 @@ type estimator struct {
 	cells      []cell // per pipeline stage
 	stageLayer []int
 
-	maxTotalTokens    int64
-	maxTotalTokensSet bool
+	maxTotalTokens     int64
+	maxTotalTokensSet  bool
+	maxTotalTokensUnkn bool // given as a placeholder: it may lower the pool
 
 	memFraction      float64
 	memFractionKnown bool
@@ -353,7 +354,10 @@ func (e *estimator) context() {
 
 func (e *estimator) maxTotal() {
 	v, st := e.r.humanInt("--max-total-tokens")
-	if st == argSet {
+	switch st {
+	case argSet:
 		e.maxTotalTokens, e.maxTotalTokensSet = v, true
+	case argUnknown:
+		e.maxTotalTokensUnkn = true
 	}
 }
