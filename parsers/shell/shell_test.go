@@ -268,6 +268,7 @@ func TestVariableFlow(t *testing.T) {
 		{"printf -v", "TP=1\nprintf -v TP '%d' 2\nrun $TP", "$TP|?"},
 		{"changed IFS", "IFS=,\nO=a,b\nrun $O", "$O|?"},
 		{"length", "M=abcd\nrun ${#M}", "4|="},
+		{"assigned an empty expansion", "E=\nA=$E\nrun \"${A}x\"", "x|="},
 		{"pattern removal is not evaluated", "M=a/b\nrun ${M##*/}", "${M##*/}|?"},
 		{"tilde with unknown HOME", "run ~/m", "~/m|?"},
 		{"tilde with known HOME", "HOME=/root\nrun ~/m", "/root/m|="},
@@ -546,5 +547,19 @@ func TestNestedScriptParameters(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("words:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestViaOfEmptyValues(t *testing.T) {
+	cmds, _ := Commands(Source{File: "v.sh", Text: []byte("E=\nA=$E\nrun \"${A}x\"\n")})
+	var via []string
+	for _, s := range find(t, cmds, "run").Words[1].Via {
+		via = append(via, at(s))
+	}
+	// E= is written at 1:1-1:3; A's value $E at 2:3-2:5. No span falls
+	// back to the start of the file.
+	want := []string{"1:1-1:3", "2:3-2:5"}
+	if strings.Join(via, " ") != strings.Join(want, " ") {
+		t.Errorf("via %v, want %v", via, want)
 	}
 }

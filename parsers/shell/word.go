@@ -93,6 +93,9 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 		return nil, false
 	}
 	if !quoted {
+		if st.hasEntry("IFS") {
+			return nil, false // splitting at a changed IFS is not modelled
+		}
 		for _, v := range values {
 			if v.Raw == "" || strings.ContainsAny(v.Raw, " \t\n*?[") {
 				return nil, false
@@ -133,6 +136,10 @@ func (w *walker) expandString(word *syntax.Word, st *vars) (field, bool) {
 	}
 	x.open = true
 	fs := x.finish()
+	if word != nil && len(word.Parts) > 0 && (!fs[0].ranged || len(fs[0].raw) == 0) {
+		// An empty result ($EMPTY) is still written somewhere: the word.
+		fs[0].start, fs[0].end, fs[0].ranged = w.off(word.Pos()), w.off(word.End()), true
+	}
 	return fs[0], x.quotes
 }
 
