@@ -192,7 +192,7 @@ func (e *estimator) memFractionInputs() (memFractionInput, bool) {
 // SGLang's compatibility rules: breakable on CUDA (tc_piecewise for
 // allowlisted multimodal models and on ROCm), each with its own list of
 // incompatible settings (server_args.py _disable_breakable_cudagraph_if_incompatible
-// L3727-3790, _disable_tc_piecewise_cudagraph_if_incompatible L3654-3725).
+// L3730-3782, _disable_tc_piecewise_cudagraph_if_incompatible L3655-3728).
 func (e *estimator) defaultPrefillGraph(mla bool, mode string) bool {
 	m := e.model
 	has := func(name string) bool { v, st := e.r.bool(name); return st == argSet && v }

@@ -40,10 +40,10 @@ type Estimate struct {
 	// SWAPoolTokens is the sliding-window pool of a hybrid SWA model (gpt-oss):
 	// its SWA layers keep this many tokens while the full layers keep
 	// PoolTokens. nil for other models.
-	SWAPoolTokens *int64 `json:"swa_pool_tokens,omitempty"`
+	SWAPoolTokens *int64 `json:"swa_pool_tokens"`
 	// StartupError is the error SGLang would stop with at startup under this
 	// configuration ("Not enough memory…"), "" when none is expected.
-	StartupError string `json:"startup_error,omitempty"`
+	StartupError string `json:"startup_error"`
 
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …

@@ -252,6 +252,29 @@ func (e *estimator) gpuCount() {
 		return
 	}
 	e.est.GPUCount = int(n)
+	if !e.parallelKnown || n == 0 {
+		return
+	}
+	// One server process drives tp × pp GPUs (× dp replicas without DP
+	// attention), spread over --nnodes nodes.
+	world := e.tp * e.pp
+	if !e.dpAttention {
+		world *= e.dp
+	}
+	nodes, st := e.r.int("--nnodes")
+	if st != argSet || nodes < 1 {
+		nodes = 1
+	}
+	if perNode := (int64(world) + nodes - 1) / nodes; n < perNode {
+		e.est.assume("the server is given %d GPUs but its parallelism needs %d per node (tp %d × pp %d%s over %d node(s)): SGLang cannot start all its ranks", n, perNode, e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes)
+	}
+}
+
+func dpNote(dp int, dpAttention bool) string {
+	if dp > 1 && !dpAttention {
+		return fmt.Sprintf(" × dp %d", dp)
+	}
+	return ""
 }
 
 // resolveModel finds the model: a .kvlint.yaml mapping (a local config.json

@@ -287,6 +287,30 @@ func TestModelConfigsOption(t *testing.T) {
 	}
 }
 
+func TestGPUCountAgainstParallelism(t *testing.T) {
+	s := server("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tp-size", "8")
+	s.GPUCount = deploy.Known("4", deploy.Span{File: "pod.yaml", Line: 20, Col: 30, EndLine: 20, EndCol: 33})
+	est := EstimateServer(s, Options{})
+	if est.GPUCount != 4 || !containsText(est.Assumptions, "needs 8 per node") {
+		t.Errorf("count %d, assumptions %q", est.GPUCount, est.Assumptions)
+	}
+	s = server("moonshotai/Kimi-K2-Instruct", "H200", "--tp-size", "16", "--nnodes", "2")
+	s.GPUCount = deploy.Known("8", deploy.Span{File: "pod.yaml", Line: 20, Col: 30, EndLine: 20, EndCol: 31})
+	if est := EstimateServer(s, Options{}); containsText(est.Assumptions, "per node") {
+		t.Errorf("tp 16 over 2 nodes of 8: %q", est.Assumptions)
+	}
+}
+
+func TestInferredCatalogRows(t *testing.T) {
+	est := EstimateServer(server("zai-org/GLM-4.5", "H200", "--tp-size", "8"), Options{})
+	if est.KVDtype != "bfloat16" || !containsText(est.Assumptions, "bfloat16 assumed") || !containsText(est.Assumptions, "inferred") {
+		t.Errorf("KV dtype %q, assumptions %q", est.KVDtype, est.Assumptions)
+	}
+	if est.ContextLength != nil || !containsText(est.Assumptions, "does not know the context length") {
+		t.Errorf("context %v", deref(est.ContextLength))
+	}
+}
+
 func TestArgParsing(t *testing.T) {
 	est := EstimateServer(server("meta-llama/Llama-3.1-8B-Instruct", "H100", "--context-length", "32k", "--max-total-tokens", "1_000", "--tp-size", " 1 "), Options{})
 	if deref(est.ContextLength) != int64(32000) || deref(est.PoolUpperBound) != int64(1000) || est.TP != 1 {

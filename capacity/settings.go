@@ -103,6 +103,14 @@ func (e *estimator) dtypes() {
 	if m == nil {
 		return
 	}
+	if m.Dtype == "" && m.Confidence == "inferred" && strings.EqualFold(dtypeFlag, "auto") {
+		// The source is not a config.json, so "no dtype" says nothing about
+		// the checkpoint (SGLang would read a missing dtype as float32).
+		mm := *m
+		mm.Dtype = "bfloat16"
+		m = &mm
+		e.est.assume("the checkpoint dtype of %s is not stated by kvlint's source: bfloat16 assumed", m.ID)
+	}
 	dtype, how, ok := resolveModelDtype(m, strings.ToLower(dtypeFlag))
 	if !ok {
 		e.est.assume("--dtype %q is not one of SGLang's choices", dtypeFlag)
@@ -165,7 +173,7 @@ func (e *estimator) dtypes() {
 // (L1600-1661) on the text config: --dtype auto keeps a bf16/fp16 checkpoint's
 // dtype and turns float32 (or no dtype at all) into float16, or bfloat16 for
 // Gemma. gpt-oss MXFP4 checkpoints are forced to bfloat16
-// (arg_groups/overrides.py _gpt_oss_overrides L606-612).
+// (arg_groups/overrides.py _gpt_oss_overrides L606-615).
 func resolveModelDtype(m *Model, flag string) (dtype, how string, ok bool) {
 	if flag == "auto" && m.hasArch("GptOssForCausalLM") && m.Quant != nil && m.Quant.Method == "mxfp4" {
 		return "bfloat16", "SGLang runs MXFP4 gpt-oss in bfloat16", true
