@@ -78,7 +78,7 @@ func yamlError(file string, root *yaml.Node, err error) *ScenarioError {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		if line, convErr := strconv.Atoi(m[1]); convErr == nil && line > 0 {
 			e.Line, e.Col = line, 1
-			if n := firstOnLine(root, line); n != nil {
+			if n := nodeOnLine(root, line, offending(msg)); n != nil {
 				e.Col = n.Column
 			}
 			e.Msg = strings.TrimSpace(strings.TrimPrefix(msg, m[0]+":"))
@@ -87,19 +87,55 @@ func yamlError(file string, root *yaml.Node, err error) *ScenarioError {
 	return e
 }
 
-func firstOnLine(n *yaml.Node, line int) *yaml.Node {
-	if n == nil {
-		return nil
+var (
+	quotedValue  = regexp.MustCompile("`([^`]*)`")
+	unknownField = regexp.MustCompile(`field (\S+) not found`)
+)
+
+// offending is the value or key a yaml.v3 message names, if any.
+func offending(msg string) string {
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		return m[1]
 	}
-	if n.Line == line && n.Kind != yaml.DocumentNode {
-		return n
+	if m := quotedValue.FindStringSubmatch(msg); m != nil {
+		return m[1]
 	}
-	for _, c := range n.Content {
-		if f := firstOnLine(c, line); f != nil {
-			return f
+	return ""
+}
+
+// nodeOnLine picks the scalar on line whose value is want, else the first scalar there,
+// else the first node there.
+func nodeOnLine(root *yaml.Node, line int, want string) *yaml.Node {
+	var first, firstScalar, match *yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Line == line && n.Kind != yaml.DocumentNode {
+			if first == nil {
+				first = n
+			}
+			if n.Kind == yaml.ScalarNode {
+				if firstScalar == nil {
+					firstScalar = n
+				}
+				if match == nil && want != "" && n.Value == want {
+					match = n
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
 		}
 	}
-	return nil
+	if root != nil {
+		walk(root)
+	}
+	switch {
+	case match != nil:
+		return match
+	case firstScalar != nil:
+		return firstScalar
+	}
+	return first
 }
 
 var pathStep = regexp.MustCompile(`^([a-z_0-9]+)(?:\[(\d+)\])?$`)
