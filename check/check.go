@@ -1,0 +1,130 @@
+// Package check runs kvlint's pipeline over a set of paths: discover the files,
+// parse the servers they launch, estimate each server's KV pool, and judge the
+// result with the rules. The CLI is a thin layer over it.
+package check
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers"
+	"github.com/kvlint/kvlint/rules"
+)
+
+// Options are the settings of one run. Fields left zero fall back to the
+// configuration file, then to kvlint's defaults.
+type Options struct {
+	Paths   []string
+	Config  *config.Config
+	Tenancy deploy.Tenancy // --tenancy
+	GPU     string         // --gpu
+	Exclude []string       // --exclude, gitignore-style
+}
+
+// Result is everything one run learned, in a deterministic order.
+type Result struct {
+	Servers   []*deploy.Server
+	Estimates []capacity.Estimate // Estimates[i] belongs to Servers[i]
+	Findings  []rules.Finding
+	Errors    []*deploy.Error
+}
+
+// Run analyses the paths. The error return is for failures of kvlint itself
+// (the rules would not evaluate); problems with the input are in Result.Errors.
+func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error) {
+	cfg := opt.Config
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	ig := &parsers.Ignore{}
+	ig.Add("", cfg.Exclude)
+	ig.Add("", opt.Exclude)
+
+	files, errs := parsers.Discover(opt.Paths, ig)
+	res := &Result{Errors: errs}
+	res.Servers, errs = parseAll(files)
+	res.Errors = append(res.Errors, errs...)
+
+	copt := capacityOptions(cfg, opt.GPU)
+	res.Estimates = make([]capacity.Estimate, len(res.Servers))
+	for i, s := range res.Servers {
+		res.Estimates[i] = capacity.EstimateServer(s, copt)
+	}
+
+	settings := rules.Settings{Tenancy: deploy.TenancyMulti, ExpectedConcurrency: cfg.ExpectedConcurrency}
+	if cfg.Tenancy != "" {
+		settings.Tenancy = cfg.Tenancy
+	}
+	if opt.Tenancy != "" {
+		settings.Tenancy = opt.Tenancy
+	}
+	findings, err := engine.Evaluate(ctx, res.Servers, res.Estimates, settings)
+	if err != nil {
+		return nil, err
+	}
+	res.Findings = findings
+	sortErrors(res.Errors)
+	return res, nil
+}
+
+// parseAll parses files on every core and returns servers and errors in file
+// order, whatever order the workers finish in.
+func parseAll(files []parsers.File) ([]*deploy.Server, []*deploy.Error) {
+	type parsed struct {
+		servers []*deploy.Server
+		errs    []*deploy.Error
+	}
+	out := make([]parsed, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(files))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				s, e := parsers.Parse(files[i])
+				out[i] = parsed{s, e}
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	var servers []*deploy.Server
+	var errs []*deploy.Error
+	for _, p := range out {
+		servers = append(servers, p.servers...)
+		errs = append(errs, p.errs...)
+	}
+	return servers, errs
+}
+
+func sortErrors(errs []*deploy.Error) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].Span, errs[j].Span
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// capacityOptions applies the configuration's model mappings and GPU to
+// the capacity estimates; --gpu overrides the file.
+func capacityOptions(cfg *config.Config, gpu string) capacity.Options {
+	opt := capacity.Options{GPU: cfg.GPU, ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default()}
+	if gpu != "" {
+		opt.GPU = gpu
+	}
+	return opt
+}

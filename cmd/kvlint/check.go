@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/report"
+	"github.com/kvlint/kvlint/rules"
+)
+
+// commonFlags are the settings check and capacity share.
+type commonFlags struct {
+	format     string
+	tenancy    string
+	gpu        string
+	configPath string
+	exclude    []string
+}
+
+func (f *commonFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&f.tenancy, "tenancy", "", "multi (the default) or single: whether tenants share servers")
+	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU the servers run on when their files don't say (e.g. H100-80GB)")
+	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
+	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
+}
+
+// analyse validates the shared flags, loads the configuration and runs the pipeline.
+func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Result, *config.Config, error) {
+	if f.format != "text" && f.format != "json" {
+		return nil, nil, usagef("--format must be text or json, not %q", f.format)
+	}
+	switch deploy.Tenancy(f.tenancy) {
+	case "", deploy.TenancyMulti, deploy.TenancySingle:
+	default:
+		return nil, nil, usagef("--tenancy must be multi or single, not %q", f.tenancy)
+	}
+	var cfg *config.Config
+	var err error
+	if f.configPath != "" {
+		cfg, err = config.Load(f.configPath)
+	} else {
+		cfg, err = config.Find(".")
+	}
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	engine, err := rules.New(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the rules: %w", err)
+	}
+	res, err := check.Run(ctx, engine, check.Options{
+		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
+	})
+	return res, cfg, err
+}
+
+func newCheckCmd() *cobra.Command {
+	var flags commonFlags
+	var failOn string
+	cmd := &cobra.Command{
+		Use:   "check [PATH...]",
+		Short: "Find KV-cache capacity and isolation mistakes in deployment files",
+		Long: `check finds every SGLang server launched in the given files and directories
+(shell scripts, Dockerfiles, compose files, Kubernetes manifests), computes the
+KV-cache pool each will allocate, and reports what the rules find.
+
+Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
+3 some input could not be analysed (reported; the rest is still checked).`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			res, cfg, err := flags.analyse(cmd.Context(), paths)
+			if err != nil {
+				return err
+			}
+			if failOn == "" {
+				failOn = cfg.FailOn
+			}
+			if failOn == "" {
+				failOn = "high"
+			}
+			threshold, err := rules.ParseSeverity(failOn)
+			if err != nil {
+				return usagef("--fail-on: %v", err)
+			}
+			out := cmd.OutOrStdout()
+			if flags.format == "json" {
+				err = report.CheckJSON(out, res)
+			} else {
+				err = report.CheckText(out, res)
+			}
+			if err != nil {
+				return err
+			}
+			return exitFor(res, threshold)
+		},
+	}
+	flags.register(cmd)
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
+	return cmd
+}
+
+// exitFor picks the exit code: input that could not be analysed outranks
+// findings, because a run that did not see everything proves nothing clean.
+func exitFor(res *check.Result, threshold rules.Severity) error {
+	if len(res.Errors) > 0 {
+		return exitError{exitInput}
+	}
+	for _, f := range res.Findings {
+		if s, err := rules.ParseSeverity(f.Severity); err == nil && s.AtLeast(threshold) {
+			return exitError{exitFindings}
+		}
+	}
+	return nil
+}
+
+func newCapacityCmd() *cobra.Command {
+	var flags commonFlags
+	var derivation bool
+	cmd := &cobra.Command{
+		Use:   "capacity [PATH...]",
+		Short: "Show the KV-cache pool each server will allocate, and how it was computed",
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			res, _, err := flags.analyse(cmd.Context(), paths)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if flags.format == "json" {
+				err = report.CapacityJSON(out, res)
+			} else {
+				err = report.CapacityText(out, res, derivation)
+			}
+			if err != nil {
+				return err
+			}
+			if len(res.Errors) > 0 {
+				return exitError{exitInput}
+			}
+			return nil
+		},
+	}
+	flags.register(cmd)
+	cmd.Flags().BoolVar(&derivation, "explain", false, "show each step of the pool computation")
+	return cmd
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, the contract CI scripts rely on.
+const (
+	exitClean    = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitUsage    = 2 // the command line was wrong
+	exitInput    = 3 // some input could not be analysed (it is still reported)
+)
+
+// version is set at link time by release builds (-ldflags "-X main.version=…").
+var version = ""
+
+// exitError carries an exit code out of a command without printing anything
+// more: the command has already reported what happened.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError is a mistake on the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitClean
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "kvlint: %v\nRun 'kvlint --help' for usage.\n", ue.err)
+		return exitUsage
+	default:
+		// cobra's own errors (unknown command, bad flag) are usage errors.
+		fmt.Fprintf(stderr, "kvlint: %v\nRun 'kvlint --help' for usage.\n", err)
+		return exitUsage
+	}
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kvlint",
+		Short:         "Audit LLM-serving deployments for KV-cache capacity and tenant-isolation mistakes",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print kvlint's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "kvlint", versionString())
+			return err
+		},
+	}
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}

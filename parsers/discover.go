@@ -1,0 +1,290 @@
+// Package parsers finds the files that can launch an LLM server and hands each
+// to the parser of its format. The formats themselves live in sub-packages.
+package parsers
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Kind is a source format kvlint reads.
+type Kind string
+
+const (
+	KindShell      Kind = "shell"
+	KindDockerfile Kind = "dockerfile"
+	KindCompose    Kind = "compose"
+	KindKubernetes Kind = "kubernetes"
+	// KindUnsupported is a file that can define a server in a format kvlint
+	// does not analyse yet (Helm templates, Terraform). It is reported, never
+	// silently passed over, when it mentions an engine.
+	KindUnsupported Kind = "unsupported"
+)
+
+// File is one file discovery chose, with the path as the user would write it
+// (relative paths stay relative to the working directory).
+type File struct {
+	Path string
+	Kind Kind
+}
+
+// maxFileSize bounds what a single file may cost: manifests and scripts are
+// kilobytes; a larger file is reported, not read.
+const maxFileSize = 16 << 20
+
+// Discover walks paths (files or directories) and returns the files to parse in
+// a stable order. Directories are walked recursively; .git is never entered;
+// ignore (plus every .gitignore met on the way) decides what else is passed
+// over. A path given explicitly as a file is always checked, ignored or not,
+// and its kind is sniffed even if its name says nothing. Paths that can't be
+// read are returned as errors, and the walk goes on.
+func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
+	if ignore == nil {
+		ignore = &Ignore{}
+	}
+	var files []File
+	var errs []*deploy.Error
+	seen := map[string]bool{}
+	add := func(f File) {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			files = append(files, f)
+		}
+	}
+	for _, root := range paths {
+		info, err := os.Stat(root)
+		if err != nil {
+			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
+			continue
+		}
+		if !info.IsDir() {
+			kind, ok, err := classify(root, true)
+			if err != nil {
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
+			} else if ok {
+				add(File{Path: root, Kind: kind})
+			} else {
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root},
+					Message: "not a format kvlint reads (shell script, Dockerfile, compose file or Kubernetes YAML)"})
+			}
+			continue
+		}
+		ig := &Ignore{rules: append([]ignoreRule(nil), ignore.rules...)}
+		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: describeFSError(err)})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				if d.Name() == ".git" || (rel != "." && ig.Match(rel, true)) {
+					return fs.SkipDir
+				}
+				base := rel
+				if base == "." {
+					base = ""
+				}
+				if lines, err := readLines(filepath.Join(p, ".gitignore")); err == nil {
+					ig.Add(base, lines)
+				}
+				return nil
+			}
+			if ig.Match(rel, false) || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			kind, ok, err := classify(p, false)
+			if err != nil {
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: describeFSError(err)})
+			} else if ok {
+				add(File{Path: p, Kind: kind})
+			}
+			return nil
+		})
+		if walkErr != nil {
+			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(walkErr)})
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, errs
+}
+
+// classify decides a file's format from its name and, where the name is not
+// enough, its first bytes. explicit is true for a file named on the command
+// line, which is sniffed more eagerly.
+func classify(p string, explicit bool) (Kind, bool, error) {
+	name := path.Base(filepath.ToSlash(p))
+	lower := strings.ToLower(name)
+	ext := path.Ext(lower)
+	switch {
+	case lower == "dockerfile" || lower == "containerfile" ||
+		strings.HasPrefix(lower, "dockerfile.") || ext == ".dockerfile" || ext == ".containerfile":
+		return KindDockerfile, true, nil
+	case ext == ".sh" || ext == ".bash":
+		return KindShell, true, nil
+	case ext == ".yaml" || ext == ".yml":
+		if isComposeName(lower) {
+			return KindCompose, true, nil
+		}
+		if inChartTemplates(p) {
+			return unsupportedIfEngine(p)
+		}
+		return KindKubernetes, true, nil
+	case ext == ".tpl" && inChartTemplates(p), ext == ".tf" || ext == ".tfvars":
+		return unsupportedIfEngine(p)
+	case ext == "":
+		head, err := readHead(p, 128)
+		if err != nil {
+			return "", false, err
+		}
+		if isShellShebang(head) {
+			return KindShell, true, nil
+		}
+	}
+	if explicit {
+		head, err := readHead(p, 128)
+		if err != nil {
+			return "", false, err
+		}
+		if isShellShebang(head) {
+			return KindShell, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+func isComposeName(lower string) bool {
+	for _, prefix := range []string{"docker-compose", "compose"} {
+		if lower == prefix+".yaml" || lower == prefix+".yml" ||
+			strings.HasPrefix(lower, prefix+".") || strings.HasPrefix(lower, prefix+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// inChartTemplates reports whether p sits in the templates/ directory of a
+// Helm chart (a directory with Chart.yaml above it).
+func inChartTemplates(p string) bool {
+	dir := filepath.Dir(p)
+	for d := dir; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "templates" {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(d), "Chart.yaml")); err == nil {
+				return true
+			}
+		}
+		if parent := filepath.Dir(d); parent == d || d == "." {
+			return false
+		}
+	}
+}
+
+// unsupportedIfEngine keeps a file kvlint cannot analyse yet when it mentions
+// an engine it would check: reporting it is better than a clean run that never
+// looked.
+func unsupportedIfEngine(p string) (Kind, bool, error) {
+	data, err := readBounded(p)
+	if err != nil {
+		return "", false, err
+	}
+	for _, w := range [][]byte{[]byte("sglang"), []byte("vllm")} {
+		if bytes.Contains(bytes.ToLower(data), w) {
+			return KindUnsupported, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+func isShellShebang(head []byte) bool {
+	if !bytes.HasPrefix(head, []byte("#!")) {
+		return false
+	}
+	line, _, _ := bytes.Cut(head[2:], []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return false
+	}
+	interp := path.Base(fields[0])
+	if interp == "env" && len(fields) > 1 {
+		interp = fields[1]
+	}
+	switch interp {
+	case "sh", "bash", "dash", "ash", "ksh", "zsh":
+		return true
+	}
+	return false
+}
+
+func readHead(p string, n int) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return buf[:k], nil
+}
+
+// ReadFile reads a discovered file, refusing what is too large to be a
+// deployment file.
+func ReadFile(p string) ([]byte, error) { return readBounded(p) }
+
+func readBounded(p string) ([]byte, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, errors.New("is a directory, expected a file")
+	}
+	if info.Size() > maxFileSize {
+		return nil, errors.New("file is larger than 16 MiB; not read")
+	}
+	return os.ReadFile(p)
+}
+
+func readLines(p string) ([]string, error) {
+	data, err := readBounded(p)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines, nil
+}
+
+// describeFSError turns a filesystem error into a message without the path,
+// which the diagnostic's span already names.
+func describeFSError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}

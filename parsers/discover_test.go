@@ -1,0 +1,128 @@
+package parsers
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDiscoverClassifiesAndIgnores(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"deploy/server.yaml":             "kind: Pod\n",
+		"deploy/docker-compose.prod.yml": "services: {}\n",
+		"compose.yaml":                   "services: {}\n",
+		"Dockerfile":                     "FROM x\n",
+		"images/gpu.Dockerfile":          "FROM x\n",
+		"scripts/run.sh":                 "echo\n",
+		"scripts/launch":                 "#!/usr/bin/env bash\necho\n",
+		"scripts/notes":                  "plain text\n",
+		"scripts/tool.py":                "print()\n",
+		"build/out.yaml":                 "kind: Pod\n",
+		"vendor/x/pod.yaml":              "kind: Pod\n",
+		"keep/.gitignore":                "*.yaml\n!wanted.yaml\n",
+		"keep/unwanted.yaml":             "kind: Pod\n",
+		"keep/wanted.yaml":               "kind: Pod\n",
+		".gitignore":                     "/build/\n",
+		"chart/Chart.yaml":               "name: c\n",
+		"chart/templates/lws.yaml":       "args: [python3, -m, sglang.launch_server]\n",
+		"chart/templates/other.yaml":     "kind: ConfigMap\n",
+		"infra/main.tf":                  "resource \"x\" \"y\" { cmd = \"vllm serve\" }\n",
+		"infra/net.tf":                   "resource \"x\" \"y\" {}\n",
+	})
+	ig := &Ignore{}
+	ig.Add("", []string{"vendor/"})
+	files, errs := Discover([]string{root}, ig)
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	got := map[string]Kind{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got[filepath.ToSlash(rel)] = f.Kind
+	}
+	want := map[string]Kind{
+		"deploy/server.yaml":             KindKubernetes,
+		"deploy/docker-compose.prod.yml": KindCompose,
+		"compose.yaml":                   KindCompose,
+		"Dockerfile":                     KindDockerfile,
+		"images/gpu.Dockerfile":          KindDockerfile,
+		"scripts/run.sh":                 KindShell,
+		"scripts/launch":                 KindShell,
+		"keep/wanted.yaml":               KindKubernetes,
+		"chart/Chart.yaml":               KindKubernetes,
+		"chart/templates/lws.yaml":       KindUnsupported,
+		"infra/main.tf":                  KindUnsupported,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("discovered\n got %v\nwant %v", got, want)
+	}
+	// Order is stable: sorted by path.
+	for i := 1; i < len(files); i++ {
+		if files[i-1].Path > files[i].Path {
+			t.Errorf("not sorted: %s before %s", files[i-1].Path, files[i].Path)
+		}
+	}
+}
+
+func TestDiscoverReportsMissingAndUnknownExplicitFiles(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"notes.txt": "hello\n"})
+	missing := filepath.Join(root, "nope.yaml")
+	_, errs := Discover([]string{missing, filepath.Join(root, "notes.txt")}, nil)
+	if len(errs) != 2 {
+		t.Fatalf("want 2 errors, got %v", errs)
+	}
+	if errs[0].Span.File != missing || errs[0].Message != "no such file or directory" {
+		t.Errorf("missing path: %+v", errs[0])
+	}
+}
+
+func TestIgnorePatterns(t *testing.T) {
+	ig := &Ignore{}
+	ig.Add("", []string{"*.tmp", "/root-only.yaml", "docs/**/draft.yaml", "out/", "!keep.tmp"})
+	ig.Add("sub", []string{"local.yaml"})
+	cases := []struct {
+		path string
+		dir  bool
+		want bool
+	}{
+		{"a.tmp", false, true},
+		{"x/y/a.tmp", false, true},
+		{"keep.tmp", false, false},
+		{"root-only.yaml", false, true},
+		{"x/root-only.yaml", false, false},
+		{"docs/draft.yaml", false, true},
+		{"docs/a/b/draft.yaml", false, true},
+		{"out", true, true},
+		{"out", false, false},
+		{"sub/local.yaml", false, true},
+		{"other/local.yaml", false, false},
+	}
+	for _, c := range cases {
+		if got := ig.Match(c.path, c.dir); got != c.want {
+			t.Errorf("Match(%q, dir=%v) = %v, want %v", c.path, c.dir, got, c.want)
+		}
+	}
+}
+
+func TestUnsupportedPointsAtTheEngine(t *testing.T) {
+	e := unsupported("chart/templates/lws.yaml", []byte("a: 1\nargs: [python3, -m, sglang.launch_server]\n"))
+	if e.Span.Line != 2 || e.Span.Col != 21 || e.Span.EndCol != 27 {
+		t.Errorf("span %+v, want 2:21-27", e.Span)
+	}
+}

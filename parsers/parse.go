@@ -1,0 +1,84 @@
+package parsers
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/compose"
+	"github.com/kvlint/kvlint/parsers/dockerfile"
+	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/parsers/k8s"
+	"github.com/kvlint/kvlint/parsers/shell"
+)
+
+// Parse reads one discovered file and returns the servers it launches. Errors
+// describe input that could not be analysed; servers found before or after a
+// bad part of the file are still returned.
+func Parse(f File) ([]*deploy.Server, []*deploy.Error) {
+	data, err := readBounded(f.Path)
+	if err != nil {
+		return nil, []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: describeFSError(err)}}
+	}
+	read := ReadBeside(f.Path)
+	switch f.Kind {
+	case KindShell:
+		return shell.Parse(f.Path, data, read)
+	case KindDockerfile:
+		return dockerfile.Parse(f.Path, data, read)
+	case KindCompose:
+		return compose.Parse(f.Path, data, read)
+	case KindKubernetes:
+		return k8s.Parse(f.Path, data, read)
+	case KindUnsupported:
+		return nil, []*deploy.Error{unsupported(f.Path, data)}
+	}
+	return nil, []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
+}
+
+// unsupported reports a Helm template or Terraform file that mentions an
+// engine, at the first mention, so the user sees what was not analysed.
+func unsupported(name string, data []byte) *deploy.Error {
+	what := "Terraform is not analysed yet"
+	if !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars") {
+		what = "Helm chart templates are not rendered yet"
+	}
+	span := deploy.Span{File: name}
+	lower := bytes.ToLower(data)
+	at, width := -1, 0
+	for _, w := range []string{"sglang", "vllm"} {
+		if i := bytes.Index(lower, []byte(w)); i >= 0 && (at < 0 || i < at) {
+			at, width = i, len(w)
+		}
+	}
+	if at >= 0 {
+		line := bytes.Count(data[:at], []byte("\n")) + 1
+		col := at - (bytes.LastIndexByte(data[:at], '\n') + 1) + 1
+		span = deploy.Span{File: name, Line: line, Col: col, EndLine: line, EndCol: col + width}
+	}
+	return &deploy.Error{Span: span, Message: what + ": the server this file defines was not checked"}
+}
+
+// ReadBeside returns the flags.ReadFile for files named on a command line in
+// file: relative paths resolve against the file's directory. Absolute paths
+// name the container's filesystem, which kvlint cannot see.
+func ReadBeside(file string) flags.ReadFile {
+	dir := filepath.Dir(file)
+	return func(p string) (string, []byte, error) {
+		if filepath.IsAbs(p) {
+			return p, nil, errAbsolute
+		}
+		name := filepath.Join(dir, p)
+		data, err := readBounded(name)
+		return name, data, err
+	}
+}
+
+type absoluteError struct{}
+
+func (absoluteError) Error() string {
+	return "an absolute path names a file inside the container, which kvlint cannot read"
+}
+
+var errAbsolute = absoluteError{}

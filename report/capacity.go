@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/check"
+)
+
+// CapacityText writes one table row per server, then, per server, how its pool
+// was derived and what was assumed.
+func CapacityText(w io.Writer, res *check.Result, derivations bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tROLE\tMODEL\tGPU\tTP/DP/PP\tKV DTYPE\tBYTES/TOKEN\tPOOL\tCONTEXT\tMAX REQUEST\tFULL-CONTEXT REQS")
+	for i, s := range res.Servers {
+		e := res.Estimates[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			position(s.Span)+" "+s.Name, s.Role, orUnknown(e.Model), gpu(e), e.TP, e.DP, e.PP, orUnknown(e.KVDtype),
+			num(e.CellBytesPerToken), pool(e), num(e.ContextLength), num(e.MaxRequestTokens), num(e.FullContextRequests))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, s := range res.Servers {
+		e := res.Estimates[i]
+		if !derivations && len(e.Assumptions) == 0 && len(e.Missing) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s:\n", position(s.Span), s.Name)
+		if derivations {
+			for _, d := range e.Derivation {
+				fmt.Fprintf(w, "  %s\n", d)
+			}
+		}
+		for _, a := range e.Assumptions {
+			fmt.Fprintf(w, "  assumed: %s\n", a)
+		}
+		for _, m := range e.Missing {
+			fmt.Fprintf(w, "  unknown: %s\n", m)
+		}
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
+	}
+	return nil
+}
+
+func gpu(e capacity.Estimate) string {
+	if e.GPU == "" {
+		return "?"
+	}
+	return fmt.Sprintf("%s×%d", e.GPU, e.GPUCount)
+}
+
+// pool shows the estimate, or the bound an explicit --max-total-tokens sets
+// when the estimate itself is unknown.
+func pool(e capacity.Estimate) string {
+	if e.PoolTokens != nil {
+		return group(*e.PoolTokens)
+	}
+	if e.PoolUpperBound != nil {
+		return "≤" + group(*e.PoolUpperBound)
+	}
+	return "?"
+}
+
+func num(p *int64) string {
+	if p == nil {
+		return "?"
+	}
+	return group(*p)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// group writes an integer with thousands separators: pools are read by eye.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -1,0 +1,158 @@
+// Package report renders a run's findings, servers and errors for people (text)
+// and for programs (JSON). The JSON shapes are a documented contract: fields
+// are only ever added.
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+type jsonCheck struct {
+	Findings []jsonFinding `json:"findings"`
+	Servers  []jsonServer  `json:"servers"`
+	Errors   []jsonError   `json:"errors"`
+}
+
+type jsonFinding struct {
+	Rule      string `json:"rule"`
+	Severity  string `json:"severity"`
+	Title     string `json:"title"`
+	Message   string `json:"message"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Server    string `json:"server"`
+}
+
+type jsonServer struct {
+	File     string             `json:"file"`
+	Line     int                `json:"line"`
+	Column   int                `json:"column"`
+	Engine   deploy.Engine      `json:"engine"`
+	Role     deploy.Role        `json:"role"`
+	Name     string             `json:"name"`
+	Model    *string            `json:"model"`
+	GPU      *string            `json:"gpu"`
+	GPUCount *int64             `json:"gpu_count"`
+	Replicas *int64             `json:"replicas"`
+	Args     map[string]jsonArg `json:"args"`
+}
+
+// jsonArg is one flag's value in force. Known is false for a placeholder
+// kvlint could not resolve; Value then holds the text as written.
+type jsonArg struct {
+	Value  string `json:"value"`
+	Known  bool   `json:"known"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+type jsonError struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// CheckJSON writes the result of `kvlint check --format json`.
+func CheckJSON(w io.Writer, res *check.Result) error {
+	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}}
+	for _, f := range res.Findings {
+		out.Findings = append(out.Findings, jsonFinding{
+			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
+			File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
+			EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
+			Server: serverName(res, f.Server),
+		})
+	}
+	for _, s := range res.Servers {
+		js := jsonServer{
+			File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col,
+			Engine: s.Engine, Role: s.Role, Name: s.Name,
+			Model: knownString(s.Model), GPU: knownString(s.GPU),
+			GPUCount: knownInt(s.GPUCount), Replicas: knownInt(s.Replicas),
+			Args: map[string]jsonArg{},
+		}
+		for _, name := range s.ArgNames() {
+			v := s.Args[name]
+			js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col}
+		}
+		out.Servers = append(out.Servers, js)
+	}
+	for _, e := range res.Errors {
+		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})
+	}
+	return writeJSON(w, out)
+}
+
+type jsonCapacity struct {
+	Servers []jsonEstimate `json:"servers"`
+	Errors  []jsonError    `json:"errors"`
+}
+
+type jsonEstimate struct {
+	File string      `json:"file"`
+	Line int         `json:"line"`
+	Name string      `json:"name"`
+	Role deploy.Role `json:"role"`
+	capacity.Estimate
+}
+
+// CapacityJSON writes the result of `kvlint capacity --format json`.
+func CapacityJSON(w io.Writer, res *check.Result) error {
+	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}}
+	for i, s := range res.Servers {
+		est := res.Estimates[i]
+		if est.Assumptions == nil {
+			est.Assumptions = []string{}
+		}
+		if est.Missing == nil {
+			est.Missing = []string{}
+		}
+		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Estimate: est})
+	}
+	for _, e := range res.Errors {
+		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})
+	}
+	return writeJSON(w, out)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func serverName(res *check.Result, i int) string {
+	if i >= 0 && i < len(res.Servers) {
+		return res.Servers[i].Name
+	}
+	return ""
+}
+
+func knownString(v deploy.Value) *string {
+	if !v.Known {
+		return nil
+	}
+	return &v.Raw
+}
+
+func knownInt(v deploy.Value) *int64 {
+	if !v.Known {
+		return nil
+	}
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// CheckText writes findings and errors the way compilers do: file:line:col,
+// then the source line with a caret under what to change, then a summary.
+func CheckText(w io.Writer, res *check.Result) error {
+	src := sourceCache{}
+	for _, e := range res.Errors {
+		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
+		src.excerpt(w, e.Span)
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "%s: %s %s: %s", position(f.Span), f.Severity, f.Rule, f.Message)
+		if name := serverName(res, f.Server); name != "" {
+			fmt.Fprintf(w, " [%s]", name)
+		}
+		fmt.Fprintln(w)
+		src.excerpt(w, f.Span)
+	}
+	_, err := fmt.Fprintln(w, summary(res))
+	return err
+}
+
+func summary(res *check.Result) string {
+	bySeverity := map[string]int{}
+	for _, f := range res.Findings {
+		bySeverity[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []string{"critical", "high", "medium", "low", "info"} {
+		if n := bySeverity[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	line := fmt.Sprintf("%s checked: %s", plural(len(res.Servers), "server"), plural(len(res.Findings), "finding"))
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if len(res.Errors) > 0 {
+		line += ", " + plural(len(res.Errors), "error")
+	}
+	return line
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// position is file:line:col, or just the file when nothing finer is known.
+func position(s deploy.Span) string {
+	switch {
+	case s.Line == 0:
+		return s.File
+	case s.Col == 0:
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+}
+
+// sourceCache holds the lines of files already shown, so a file with many
+// findings is read once.
+type sourceCache map[string][][]byte
+
+func (c sourceCache) line(file string, n int) ([]byte, bool) {
+	lines, ok := c[file]
+	if !ok {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			lines = bytes.Split(data, []byte("\n"))
+		}
+		c[file] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return nil, false
+	}
+	return bytes.TrimRight(lines[n-1], "\r"), true
+}
+
+// excerpt prints the span's first line and marks the span under it. Tabs in
+// the source are kept in the marker line so the caret lines up.
+func (c sourceCache) excerpt(w io.Writer, s deploy.Span) {
+	if s.Line == 0 {
+		return
+	}
+	text, ok := c.line(s.File, s.Line)
+	if !ok {
+		return
+	}
+	gutter := fmt.Sprintf("%5d | ", s.Line)
+	fmt.Fprintf(w, "%s%s\n", gutter, text)
+	if s.Col < 1 || s.Col > len(text)+1 {
+		return
+	}
+	var mark strings.Builder
+	for _, b := range text[:s.Col-1] {
+		if b == '\t' {
+			mark.WriteByte('\t')
+		} else {
+			mark.WriteByte(' ')
+		}
+	}
+	width := 1
+	if s.EndLine == s.Line && s.EndCol > s.Col {
+		width = min(s.EndCol, len(text)+1) - s.Col
+	}
+	mark.WriteString("^" + strings.Repeat("~", max(0, width-1)))
+	fmt.Fprintf(w, "%s| %s\n", strings.Repeat(" ", len(gutter)-2), mark.String())
+}
