@@ -51,6 +51,15 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		}
 		servers = found
 	} else {
+		for i := range vals {
+			// Kubernetes passes "{{ .Values.x }}" or "${var.x}" through
+			// literally, but a manifest holding them is a template some
+			// other tool (Helm, Terraform, envsubst) fills in before it is
+			// applied: the value the engine will see is not in this file.
+			if vals[i].Known && isTemplatePlaceholder(vals[i].Raw) {
+				vals[i].Known = false
+			}
+		}
 		s, errs, ok := flags.Server(vals, p.read)
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {

@@ -80,7 +80,14 @@ func (p *parser) scalar(n *yaml.Node) deploy.Value {
 // isPlaceholder reports text that a template engine or a shell would still
 // replace: Helm {{ }}, ${...}, $(VAR).
 func isPlaceholder(s string) bool {
-	return strings.Contains(s, "{{") || strings.Contains(s, "${") || strings.Contains(s, "$(")
+	return isTemplatePlaceholder(s) || strings.Contains(s, "$(")
+}
+
+// isTemplatePlaceholder reports the placeholders of tools that render a
+// manifest before it is applied: Helm/Go templates and ${...} (Terraform's
+// templatefile, envsubst).
+func isTemplatePlaceholder(s string) bool {
+	return strings.Contains(s, "{{") || strings.Contains(s, "${")
 }
 
 func labels(m *yaml.Node) deploy.Labels {
