@@ -1,8 +1,9 @@
 # kvlint's build. Everything here needs only Go.
 GO       ?= go
 PKGS     := ./...
-# Packages whose code runs goroutines: tested again under the race detector.
-RACE_PKGS := ./check/... ./verify/...
+# Packages whose code runs goroutines (parallel parsing, the runtime):
+# tested again under the race detector.
+RACE_PKGS := ./parsers/... ./verify/...
 FUZZTIME ?= 10s
 
 .PHONY: all build test vet lint bench fuzz clean

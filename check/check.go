@@ -5,9 +5,7 @@ package check
 
 import (
 	"context"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/config"
@@ -47,7 +45,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 
 	files, errs := parsers.Discover(opt.Paths, ig)
 	res := &Result{Errors: errs}
-	res.Servers, errs = parseAll(files)
+	res.Servers, errs = parsers.ParseFiles(files)
 	res.Errors = append(res.Errors, errs...)
 
 	copt := capacityOptions(cfg, opt.GPU)
@@ -70,40 +68,6 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	res.Findings = findings
 	sortErrors(res.Errors)
 	return res, nil
-}
-
-// parseAll parses files on every core and returns servers and errors in file
-// order, whatever order the workers finish in.
-func parseAll(files []parsers.File) ([]*deploy.Server, []*deploy.Error) {
-	type parsed struct {
-		servers []*deploy.Server
-		errs    []*deploy.Error
-	}
-	out := make([]parsed, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(files))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				s, e := parsers.Parse(files[i])
-				out[i] = parsed{s, e}
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	var servers []*deploy.Server
-	var errs []*deploy.Error
-	for _, p := range out {
-		servers = append(servers, p.servers...)
-		errs = append(errs, p.errs...)
-	}
-	return servers, errs
 }
 
 func sortErrors(errs []*deploy.Error) {

@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,5 +125,29 @@ func TestUnsupportedPointsAtTheEngine(t *testing.T) {
 	e := unsupported("chart/templates/lws.yaml", []byte("a: 1\nargs: [python3, -m, sglang.launch_server]\n"))
 	if e.Span.Line != 2 || e.Span.Col != 21 || e.Span.EndCol != 27 {
 		t.Errorf("span %+v, want 2:21-27", e.Span)
+	}
+}
+
+// TestParseFilesKeepsFileOrder parses many files concurrently and checks the
+// servers come back in file order (run under -race by make test).
+func TestParseFilesKeepsFileOrder(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("s%02d.sh", i)] = fmt.Sprintf("python3 -m sglang.launch_server --model-path m%02d\n", i)
+	}
+	write(t, root, files)
+	found, errs := Discover([]string{root}, nil)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	servers, errs := ParseFiles(found)
+	if len(errs) != 0 || len(servers) != 40 {
+		t.Fatalf("%d servers, errors %v", len(servers), errs)
+	}
+	for i, s := range servers {
+		if want := fmt.Sprintf("m%02d", i); s.Model.Raw != want {
+			t.Errorf("server %d has model %q, want %q", i, s.Model.Raw, want)
+		}
 	}
 }
