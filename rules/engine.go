@@ -30,7 +30,21 @@ type Finding struct {
 	Title    string      `json:"title"`
 	Message  string      `json:"message"`
 	Span     deploy.Span `json:"span"`
-	Server   int         `json:"server"` // index into the servers given to Evaluate
+	// Via is how the value at Span was produced, outermost first (the values
+	// file line, then the template line): copied from the flag's deploy.Value.
+	Via    []deploy.Span `json:"via,omitempty"`
+	Server int           `json:"server"` // index into the servers given to Evaluate
+	// Suppression is set when a finding was silenced (inline comment,
+	// annotation, configuration); suppressed findings are still reported,
+	// marked, so SARIF can carry them and unused suppressions can be found.
+	Suppression *Suppression `json:"suppression,omitempty"`
+}
+
+// Suppression says who silenced a finding and why.
+type Suppression struct {
+	Kind   string      `json:"kind"`   // inline, file, annotation, config, baseline
+	Reason string      `json:"reason"` // as the user wrote it; "" when none was given
+	Span   deploy.Span `json:"span"`   // where the suppression is written
 }
 
 // Rule describes one policy, from its METADATA.
@@ -206,6 +220,7 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 	if arg, _ := obj["arg"].(string); arg != "" {
 		if v, ok := srv.Args[arg]; ok && !v.Span.IsZero() {
 			f.Span = v.Span
+			f.Via = v.Via
 		}
 	}
 	return f, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -289,7 +290,7 @@ func TestEvaluateSortsDeterministically(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(first, again) {
+		if !reflect.DeepEqual(first, again) {
 			t.Fatal("two evaluations of the same input gave different findings or order")
 		}
 	}
@@ -351,7 +352,7 @@ func TestEvaluateConcurrently(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			got, err := engine(t).Evaluate(context.Background(), servers, est, Settings{})
-			if err != nil || !slices.Equal(got, want) {
+			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("concurrent Evaluate differs: %v", err)
 			}
 		})
