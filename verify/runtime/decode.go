@@ -63,6 +63,7 @@ func (w *decodeWorker) add(r *request) {
 	page := w.cfg.PageSize
 	paged := pagesFor(len(r.prompt), page) * page
 	r.maxNewEff = max(0, min(r.maxNew, maxReqLen-len(r.prompt)-1, w.cfg.PoolTokens-paged-page-1))
+	r.clipped = r.maxNewEff < r.maxNew
 	w.setState(r, dPrealloc)
 	w.prealloc = append(w.prealloc, r)
 	w.kick()
@@ -358,6 +359,7 @@ func (w *decodeWorker) recitation(r *request, pos int) []byte {
 	at := func(i int) cell { return w.pool.cellAt(r.dPages, i) }
 	r.recit = recite(len(r.prompt), at)
 	scanReads(&r.reads, w.pool, r.dPages, pos+1, int32(r.tenant+1), "decode", w.name, w.s.tenantName)
+	r.decodePages = max(r.decodePages, len(r.dPages))
 	r.seen = r.seen[:0]
 	for _, pg := range r.dPages {
 		r.seen = append(r.seen, w.pool.version[pg])

@@ -228,6 +228,7 @@ func (w *prefillWorker) finishStep(batch []chunkWork) {
 		}
 		n := len(r.pPrompt)
 		scanReads(&r.reads, w.pool, r.pPages, n, self, "prefill", w.name, w.s.tenantName)
+		r.pagesRead += len(r.pPages)
 		rec := recite(n, func(i int) cell { return w.pool.cellAt(r.pPages, i) })
 		r.firstToken = tokenAt(rec, 0)
 		w.startTransfer(r)

@@ -69,6 +69,9 @@ type request struct {
 	slot        int
 	dPages      pageTable
 	maxNewEff   int
+	clipped     bool
+	pagesRead   int // page-table entries read at prefill, plus the most read at decode
+	decodePages int
 	out         []byte
 	joined      bool // entered the running batch this step: emits the prefill's token
 	host        []cell

@@ -78,18 +78,23 @@ type RequestRecord struct {
 	Decode        string `json:"decode,omitempty"`
 	ArrivalUs     int64  `json:"arrival_us"`
 	// TTFTUs is the time to the first delivered token; -1 when none was delivered.
-	TTFTUs             int64      `json:"ttft_us"`
-	LatencyUs          int64      `json:"latency_us"`
-	FinishOrder        int        `json:"finish_order"`
-	PromptTokens       int        `json:"prompt_tokens"`
-	CachedTokens       int        `json:"cached_tokens"`
-	MaxTokens          int        `json:"max_tokens"`
-	EffectiveMaxTokens int        `json:"effective_max_tokens"`
-	CompletionTokens   int        `json:"completion_tokens"`
-	Retractions        int        `json:"retractions"`
-	EvictedTokens      int        `json:"evicted_tokens"`
-	ForeignReads       []PageRead `json:"foreign_reads,omitempty"`
-	ForeignReadPages   int        `json:"foreign_read_pages"`
+	TTFTUs             int64 `json:"ttft_us"`
+	LatencyUs          int64 `json:"latency_us"`
+	FinishOrder        int   `json:"finish_order"`
+	PromptTokens       int   `json:"prompt_tokens"`
+	CachedTokens       int   `json:"cached_tokens"`
+	MaxTokens          int   `json:"max_tokens"`
+	EffectiveMaxTokens int   `json:"effective_max_tokens"`
+	// Clipped: the decode scheduler silently lowered max_tokens (init_req_max_new_tokens).
+	Clipped          bool `json:"clipped"`
+	CompletionTokens int  `json:"completion_tokens"`
+	Retractions      int  `json:"retractions"`
+	EvictedTokens    int  `json:"evicted_tokens"`
+	// PagesRead counts the page-table entries the request read (prefill, plus the most
+	// at any decode step); ForeignReads lists the runs of them another tenant wrote.
+	PagesRead        int        `json:"pages_read"`
+	ForeignReads     []PageRead `json:"foreign_reads,omitempty"`
+	ForeignReadPages int        `json:"foreign_read_pages"`
 	// Outcome is ok, rejected, aborted, timeout, cancelled, failed or unfinished.
 	Outcome string `json:"outcome"`
 	Status  int    `json:"status"`

@@ -79,7 +79,7 @@ func (s *sim) result() *Result {
 		default:
 			sum.Unfinished++
 		}
-		if rec.EffectiveMaxTokens < rec.MaxTokens && rec.Outcome != "rejected" && rec.Outcome != "failed" {
+		if rec.Clipped {
 			sum.Clipped++
 		}
 		if rec.Retractions > 0 {
@@ -147,6 +147,8 @@ func (s *sim) record(r *request) RequestRecord {
 		CachedTokens:       r.cached,
 		MaxTokens:          r.maxNew,
 		EffectiveMaxTokens: r.maxNewEff,
+		Clipped:            r.clipped,
+		PagesRead:          r.pagesRead + r.decodePages,
 		CompletionTokens:   len(r.out),
 		Retractions:        r.retractions,
 		EvictedTokens:      r.evicted,

@@ -61,19 +61,29 @@ type Worker struct {
 	TestRetractInterval int `yaml:"test_retract_interval" json:"test_retract_interval"`
 }
 
-// Timing is the virtual cost model, in microseconds.
+// Timing is the virtual cost model, in microseconds; 0 means the default.
 type Timing struct {
-	PrefillPerTokenUs  float64 `yaml:"prefill_per_token_us" json:"prefill_per_token_us"`
-	PrefillStepUs      float64 `yaml:"prefill_step_us" json:"prefill_step_us"`
+	// PrefillPerTokenUs is the cost of one uncached prompt token (default 20): a prefix
+	// cache hit shows in TTFT, as on a real server.
+	PrefillPerTokenUs float64 `yaml:"prefill_per_token_us" json:"prefill_per_token_us"`
+	// PrefillStepUs is the fixed cost of one prefill batch (default 1000).
+	PrefillStepUs float64 `yaml:"prefill_step_us" json:"prefill_step_us"`
+	// DecodeStepUs plus DecodePerRequestUs per running request make one decode step
+	// (defaults 10000 and 20).
 	DecodeStepUs       float64 `yaml:"decode_step_us" json:"decode_step_us"`
 	DecodePerRequestUs float64 `yaml:"decode_per_request_us" json:"decode_per_request_us"`
-	TransferPerPageUs  float64 `yaml:"transfer_per_page_us" json:"transfer_per_page_us"`
-	RouterUs           float64 `yaml:"router_us" json:"router_us"`
+	// TransferPerPageUs is the cost of moving one KV page (default 5 µs per token of the
+	// page); transfers from one prefill worker share one link.
+	TransferPerPageUs float64 `yaml:"transfer_per_page_us" json:"transfer_per_page_us"`
+	// RouterUs is the router's own latency (default 200).
+	RouterUs float64 `yaml:"router_us" json:"router_us"`
 	// Jitter is the relative spread of every cost, drawn from the seeded generator
 	// (default 0.05).
-	Jitter              *float64 `yaml:"jitter" json:"jitter"`
-	BootstrapTimeoutSec float64  `yaml:"bootstrap_timeout_s" json:"bootstrap_timeout_s"`
-	WaitingTimeoutSec   float64  `yaml:"waiting_timeout_s" json:"waiting_timeout_s"`
+	Jitter *float64 `yaml:"jitter" json:"jitter"`
+	// BootstrapTimeoutSec and WaitingTimeoutSec are SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT
+	// and SGLANG_DISAGGREGATION_WAITING_TIMEOUT (default 300 each).
+	BootstrapTimeoutSec float64 `yaml:"bootstrap_timeout_s" json:"bootstrap_timeout_s"`
+	WaitingTimeoutSec   float64 `yaml:"waiting_timeout_s" json:"waiting_timeout_s"`
 }
 
 // Workload is what the clients send: generated requests, scripted requests, cancellations

@@ -95,6 +95,18 @@ func (s Scenario) withDefaults() (Scenario, *ScenarioError) {
 			return out, problem(role, "at most %d %s workers, got %d", maxWorkersPerRole, role, count)
 		}
 	}
+	names := map[string]bool{}
+	for _, side := range []struct {
+		role  string
+		group []Worker
+	}{{"prefill", out.Prefill}, {"decode", out.Decode}} {
+		for i, w := range side.group {
+			if w.Name != "" && names[w.Name] {
+				return out, problem(fmt.Sprintf("%s[%d].name", side.role, i), "two worker groups are named %q", w.Name)
+			}
+			names[w.Name] = true
+		}
+	}
 	if total > maxTotalPool {
 		return out, problem("prefill", "the pools add up to %d tokens; at most %d (scale the scenario down)", total, maxTotalPool)
 	}
