@@ -162,7 +162,8 @@ func (p *parser) configArgs(name string, data []byte, file deploy.Value) ([]depl
 				out = append(out, word(pyStrNode(item), deref(item)))
 			}
 		case val.Kind == yaml.MappingNode:
-			out = append(out, flagWord, word(jsonDumps(val), val))
+			budget := renderBudget
+			out = append(out, flagWord, word(jsonDumps(val, &budget), val))
 		default:
 			out = append(out, flagWord, word(pyStrNode(val), val))
 		}

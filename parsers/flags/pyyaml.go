@@ -203,6 +203,10 @@ func pad2(n int) string {
 	return strconv.Itoa(n)
 }
 
+// renderBudget bounds how many nodes one rendering visits: aliases can
+// make a small file expand exponentially ("billion laughs").
+const renderBudget = 100000
+
 // pyStrNode renders a node as Python's str() of what safe_load returns.
 // Scalars give their str(); a list or dict nested in a list gives its repr.
 func pyStrNode(n *yaml.Node) string {
@@ -211,7 +215,8 @@ func pyStrNode(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		return resolveScalar(n).text
 	case yaml.SequenceNode, yaml.MappingNode:
-		return pyRepr(n)
+		budget := renderBudget
+		return pyRepr(n, &budget)
 	}
 	return ""
 }
@@ -224,19 +229,22 @@ func deref(n *yaml.Node) *yaml.Node {
 }
 
 // pyRepr renders a node as Python's repr() of its value.
-func pyRepr(n *yaml.Node) string {
+func pyRepr(n *yaml.Node, budget *int) string {
 	n = deref(n)
+	if *budget--; *budget < 0 {
+		return "..."
+	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		parts := make([]string, len(n.Content))
 		for i, c := range n.Content {
-			parts[i] = pyRepr(c)
+			parts[i] = pyRepr(c, budget)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case yaml.MappingNode:
 		var parts []string
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			parts = append(parts, pyRepr(n.Content[i])+": "+pyRepr(n.Content[i+1]))
+			parts = append(parts, pyRepr(n.Content[i], budget)+": "+pyRepr(n.Content[i+1], budget))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case yaml.ScalarNode:
@@ -252,13 +260,16 @@ func pyRepr(n *yaml.Node) string {
 // jsonDumps renders a node as Python's json.dumps() of its value (default
 // separators ", " and ": ", ensure_ascii), which SGLang uses for a dict
 // value (server_args_config_parser.py L155-156).
-func jsonDumps(n *yaml.Node) string {
+func jsonDumps(n *yaml.Node, budget *int) string {
 	n = deref(n)
+	if *budget--; *budget < 0 {
+		return "..."
+	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		parts := make([]string, len(n.Content))
 		for i, c := range n.Content {
-			parts[i] = jsonDumps(c)
+			parts[i] = jsonDumps(c, budget)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case yaml.MappingNode:
@@ -272,7 +283,7 @@ func jsonDumps(n *yaml.Node) string {
 			case pyNone:
 				key = "null"
 			}
-			parts = append(parts, jsonString(key)+": "+jsonDumps(n.Content[i+1]))
+			parts = append(parts, jsonString(key)+": "+jsonDumps(n.Content[i+1], budget))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case yaml.ScalarNode:

@@ -38,17 +38,19 @@ func (t *Table) suggest(written string) (*Flag, string) {
 	}
 	best, bestOpt, bestDist := (*Flag)(nil), "", 1<<30
 	name := strings.TrimLeft(written, "-")
+	budget := typoBudget(len(name))
 	for _, o := range t.options {
 		f := t.byOpt[o]
-		if f.Action == "help" {
-			continue
+		other := strings.TrimLeft(o, "-")
+		if f.Action == "help" || abs(len(other)-len(name)) > budget {
+			continue // the length alone rules it out
 		}
-		d := editDistance(name, strings.TrimLeft(o, "-"))
+		d := editDistance(name, other)
 		if d < bestDist {
 			best, bestOpt, bestDist = f, o, d
 		}
 	}
-	if best == nil || bestDist > typoBudget(len(name)) {
+	if best == nil || bestDist > budget {
 		return nil, ""
 	}
 	return best, bestOpt
@@ -94,4 +96,11 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

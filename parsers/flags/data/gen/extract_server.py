@@ -94,7 +94,14 @@ def eval_choices(expr, dynamic):
     except Exception:
         pass
     if isinstance(expr, ast.List):
-        return [x for e in expr.elts for x in (eval_choices(ast.List(elts=[e]), dynamic) if not isinstance(e, ast.Name) else [dynamic.get(e.id, consts.get(e.id))])]
+        # [NAME, ...] where NAME is a scalar constant.
+        out = []
+        for e in expr.elts:
+            if isinstance(e, ast.Name):
+                out.append(dynamic[e.id] if e.id in dynamic else consts[e.id])
+            else:
+                out.append(ast.literal_eval(e))
+        return out
     raise SystemExit(f"cannot evaluate choices {ast.unparse(expr)}")
 
 
@@ -152,7 +159,7 @@ def py_str(v):
 
 DYNAMIC = {
     "SUPPORTED_LORA_TARGET_MODULES": list(ast.literal_eval(module_list("python/sglang/srt/utils/common.py", "SUPPORTED_LORA_TARGET_MODULES"))),
-    "LORA_TARGET_ALL_MODULES": [ast.literal_eval(module_list("python/sglang/srt/utils/common.py", "LORA_TARGET_ALL_MODULES"))],
+    "LORA_TARGET_ALL_MODULES": ast.literal_eval(module_list("python/sglang/srt/utils/common.py", "LORA_TARGET_ALL_MODULES")),
 }
 
 rows = []  # dicts
