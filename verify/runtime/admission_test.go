@@ -76,3 +76,18 @@ func TestUnservableRequestFailsInsteadOfLivelocking(t *testing.T) {
 		t.Fatalf("small request %s after %dus; it should complete, after the blocker timed out", small.Outcome, small.LatencyUs)
 	}
 }
+
+func TestChunkedPrefillRunsInWholePageChunks(t *testing.T) {
+	sc := twoTenants()
+	sc.Prefill[0].ChunkedPrefillSize = 1000 // 992-token chunks: whole 16-token pages
+	sc.Workload.Script = []ScriptedRequest{{Label: "long", Tenant: "acme", Prompt: words(20, 3000) + " {secret} ", MaxTokens: 10}}
+	res := mustRun(t, sc)
+	long := byLabel(t, res, "long")
+	if long.Outcome != "ok" || !long.Correct || long.Output != "{secret} {" {
+		t.Fatalf("chunked request: %s correct=%v output %q", long.Outcome, long.Correct, long.Output)
+	}
+	// 3010 tokens: 992 + 992 + 992 + 34.
+	if steps := res.Workers[0].Steps; steps != 4 {
+		t.Fatalf("prefill took %d steps, want 4 chunks", steps)
+	}
+}

@@ -112,17 +112,21 @@ func (w *prefillWorker) schedule() {
 	if w.busy {
 		return
 	}
+	chunking := w.cfg.ChunkedPrefillSize > 0
 	remChunk := w.cfg.ChunkedPrefillSize
-	if remChunk < 0 {
+	if !chunking {
 		remChunk = int(^uint(0) >> 2)
 	}
 	remInput := w.cfg.MaxPrefillTokens
 	var batch []chunkWork
 	if r := w.chunked; r != nil {
-		n := min(len(r.pPrompt)-r.pComputed, remChunk)
+		left := len(r.pPrompt) - r.pComputed
+		n := w.chunkOf(left, remChunk)
 		batch = append(batch, chunkWork{r, n})
 		remChunk -= n
-		remInput -= n
+		if n == left {
+			w.chunked = nil // its last chunk: the rest of the budget is open to others
+		}
 	}
 	reserved := 0
 	for len(w.waiting) > 0 && remChunk > 0 && w.chunked == nil {
@@ -143,7 +147,12 @@ func (w *prefillWorker) schedule() {
 		if extend+min(1, clipMaxNewTokens)+w.cfg.PageSize >= remTotal {
 			break
 		}
-		if len(batch) > 0 && extend > remInput {
+		// Without chunking, --max-prefill-tokens bounds a batch (but never its first
+		// request).
+		if !chunking && len(batch) > 0 && extend > remInput {
+			break
+		}
+		if w.chunkOf(extend, remChunk) == 0 {
 			break
 		}
 		if w.cache != nil {
@@ -171,7 +180,7 @@ func (w *prefillWorker) schedule() {
 		w.cachedHit += int64(prefixLen)
 		r.pState = pRunning
 		reserved += 1
-		n := min(extend, remChunk)
+		n := w.chunkOf(extend, remChunk)
 		batch = append(batch, chunkWork{r, n})
 		remChunk -= n
 		remInput -= n
@@ -191,6 +200,16 @@ func (w *prefillWorker) schedule() {
 	w.steps++
 	d := w.s.cost(w.rng, w.s.sc.Timing.PrefillStepUs+float64(tokens)*w.s.sc.Timing.PrefillPerTokenUs)
 	w.s.clock.after(d, func() { w.finishStep(batch) })
+}
+
+// chunkOf is how much of left tokens fit in the chunk budget: all of them, or the budget
+// rounded down to whole pages (add_one_req: trunc_len = rem_chunk_tokens // page_size *
+// page_size).
+func (w *prefillWorker) chunkOf(left, budget int) int {
+	if left <= budget {
+		return left
+	}
+	return budget / w.cfg.PageSize * w.cfg.PageSize
 }
 
 func (w *prefillWorker) evictable() int {

@@ -191,8 +191,8 @@ func (w *Worker) fill(path string, decode bool) *ScenarioError {
 	if w.ChunkedPrefillSize == 0 {
 		w.ChunkedPrefillSize = 2048 // the smallest GPU class's default (server_args.py)
 	}
-	if w.ChunkedPrefillSize < -1 {
-		return problem(path+".chunked_prefill_size", "must be -1 (off) or positive, got %d", w.ChunkedPrefillSize)
+	if w.ChunkedPrefillSize < -1 || w.ChunkedPrefillSize > 0 && w.ChunkedPrefillSize < w.PageSize {
+		return problem(path+".chunked_prefill_size", "must be -1 (off) or at least the page size (%d), got %d", w.PageSize, w.ChunkedPrefillSize)
 	}
 	if w.MaxPrefillTokens == 0 {
 		w.MaxPrefillTokens = 16384
