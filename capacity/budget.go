@@ -322,7 +322,7 @@ func stageWeights(m *Model, w weightInput) ([]int64, []string, error) {
 			out[i] = per
 		}
 		return out, []string{fmt.Sprintf("weights per GPU = checkpoint %s B / (tp %d × pp %d) = %s B (replication of attention and embeddings is not modelled)",
-			commas(m.WeightsBytes), w.TP, w.PP, commas(per))}, nil
+			Thousands(m.WeightsBytes), w.TP, w.PP, Thousands(per))}, nil
 	}
 	if w.Quant != nil && w.Quant.BitsPerWeight <= 0 {
 		return nil, nil, fmt.Errorf("the storage size of %s weights is unknown", w.Quant.Method)
@@ -390,7 +390,7 @@ func stageWeights(m *Model, w weightInput) ([]int64, []string, error) {
 		split2 = fmt.Sprintf("tp %d (attention and embeddings over attn_tp %d)", w.TP, w.AttnTP)
 	}
 	steps = append(steps, fmt.Sprintf("weights: %s params (attention %s, routed experts %s, embeddings %s + lm_head %s), %s, split over %s × pp %d → %s B per GPU (heaviest stage)",
-		humanCount(m.Params), humanCount(attn), humanCount(experts), humanCount(embed), humanCount(lmHead), storage, split2, w.PP, commas(maxOf(out))))
+		humanCount(m.Params), humanCount(attn), humanCount(experts), humanCount(embed), humanCount(lmHead), storage, split2, w.PP, Thousands(maxOf(out))))
 	return out, steps, nil
 }
 
@@ -412,5 +412,5 @@ func humanCount(n int64) string {
 	case n >= 1e6:
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
-	return commas(n)
+	return Thousands(n)
 }

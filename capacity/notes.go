@@ -30,8 +30,8 @@ func (e *Estimate) need(what string) {
 
 func ptr[T any](v T) *T { return &v }
 
-// commas formats an integer with thousands separators, as people read pool sizes.
-func commas(n int64) string {
+// Thousands formats an integer with thousands separators, as people read pool sizes.
+func Thousands(n int64) string {
 	s := fmt.Sprintf("%d", n)
 	neg := s[0] == '-'
 	if neg {

@@ -19,7 +19,7 @@ func (e *estimator) pool() {
 	}
 	const gib = float64(1 << 30)
 	pre := float64(e.gpu.MemoryMiB) / 1024
-	e.est.assume("free GPU memory before the weights load is taken as the whole memory.total (%s MiB): the CUDA context, NCCL and other buffers SGLang allocates first (often 0.5–2 GiB) are not subtracted, and no static allocation besides the weights is counted before the pool, so the real pool is somewhat smaller", commas(e.gpu.MemoryMiB))
+	e.est.assume("free GPU memory before the weights load is taken as the whole memory.total (%s MiB): the CUDA context, NCCL and other buffers SGLang allocates first (often 0.5–2 GiB) are not subtracted, and no static allocation besides the weights is counted before the pool, so the real pool is somewhat smaller", Thousands(e.gpu.MemoryMiB))
 	e.est.assume("weights per GPU: parameter counts × bytes per parameter, split as described in the derivation; MTP/NextN layers are not loaded without speculative decoding")
 
 	var budget int64
@@ -48,10 +48,10 @@ func (e *estimator) pool() {
 			return
 		}
 		if len(e.cells) == 1 {
-			e.est.derive("KV budget = %.2f GiB × mem_fraction_static %v − weights %.2f GiB = %s B", pre, e.memFraction, weights, commas(restBytes))
-			e.est.derive("pool = %s B // %s B/token = %s tokens (aligned down to page size %d)", commas(restBytes), formatBytesFloat(c.Bytes), commas(tokens), e.page)
+			e.est.derive("KV budget = %.2f GiB × mem_fraction_static %v − weights %.2f GiB = %s B", pre, e.memFraction, weights, Thousands(restBytes))
+			e.est.derive("pool = %s B // %s B/token = %s tokens (aligned down to page size %d)", Thousands(restBytes), formatBytesFloat(c.Bytes), Thousands(tokens), e.page)
 		} else {
-			e.est.derive("stage %d: budget %s B − weights → pool %s tokens", r, commas(restBytes), commas(tokens))
+			e.est.derive("stage %d: budget %s B − weights → pool %s tokens", r, Thousands(restBytes), Thousands(tokens))
 		}
 		if tokens < limit {
 			limit, limitStage = tokens, r
@@ -59,22 +59,22 @@ func (e *estimator) pool() {
 	}
 	e.est.KVBudgetBytes = ptr(budget)
 	if len(e.cells) > 1 {
-		e.est.derive("pipeline stages take the minimum (all-reduce MIN): %s tokens, from stage %d", commas(limit), limitStage)
+		e.est.derive("pipeline stages take the minimum (all-reduce MIN): %s tokens, from stage %d", Thousands(limit), limitStage)
 	}
 	tokens := limit
 	if e.maxTotalTokensSet {
 		if e.maxTotalTokens < tokens {
 			tokens = e.maxTotalTokens
-			e.est.derive("--max-total-tokens %s caps the pool", commas(e.maxTotalTokens))
+			e.est.derive("--max-total-tokens %s caps the pool", Thousands(e.maxTotalTokens))
 		} else {
-			e.est.derive("--max-total-tokens %s is above the profiled %s: SGLang warns and keeps the profiled value", commas(e.maxTotalTokens), commas(limit))
+			e.est.derive("--max-total-tokens %s is above the profiled %s: SGLang warns and keeps the profiled value", Thousands(e.maxTotalTokens), Thousands(limit))
 		}
 	}
 	if tokens != limit {
 		tokens = tokens / int64(e.page) * int64(e.page)
 	}
 	if e.maxTotalTokensUnkn {
-		e.est.derive("the profiled pool is %s tokens, but --max-total-tokens is unknown and may lower it: pool not known", commas(tokens))
+		e.est.derive("the profiled pool is %s tokens, but --max-total-tokens is unknown and may lower it: pool not known", Thousands(tokens))
 		return
 	}
 	if e.hybridSWA {
@@ -92,7 +92,7 @@ func (e *estimator) pool() {
 	}
 	e.est.PoolTokens = ptr(tokens)
 	perGiB := int64(gib / e.cells[limitStage].Bytes)
-	e.est.derive("pool: %s tokens per scheduler; each GiB of memory less at startup lowers it by about %s tokens", commas(tokens), commas(perGiB))
+	e.est.derive("pool: %s tokens per scheduler; each GiB of memory less at startup lowers it by about %s tokens", Thousands(tokens), Thousands(perGiB))
 }
 
 // stageTokens is the configurator's calculate_pool_sizes for one stage.
@@ -111,7 +111,7 @@ func (e *estimator) stageTokens(c cell, availBytes int64) (int64, string) {
 		fixed := swaTokens * c.SWAPerToken * int64(c.SWALayers)
 		fullCell := c.FullPerToken * int64(c.FullLayers)
 		full := (availBytes - fixed) / fullCell / page * page
-		e.est.derive("SWA pool sized from --max-running-requests (SWAChunkCapPoolConfigurator): %s SWA tokens × %d B × %d layers = %s B; full pool = (budget − that) // %d B", commas(swaTokens), c.SWAPerToken, c.SWALayers, commas(fixed), fullCell)
+		e.est.derive("SWA pool sized from --max-running-requests (SWAChunkCapPoolConfigurator): %s SWA tokens × %d B × %d layers = %s B; full pool = (budget − that) // %d B", Thousands(swaTokens), c.SWAPerToken, c.SWALayers, Thousands(fixed), fullCell)
 		if full <= 0 {
 			return 0, fmt.Sprintf("RuntimeError: SWA pool cap (%d tokens, %.2f GiB) leaves no room for the full KV pool within the available %.2f GiB. Reduce --max-running-requests, lower SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
 				swaTokens, float64(fixed)/(1<<30), float64(availBytes)/(1<<30))
@@ -228,7 +228,7 @@ func (e *estimator) bound() {
 		b = 0
 	}
 	e.est.PoolUpperBound = ptr(b)
-	e.est.derive("pool ≤ %s tokens: --max-total-tokens %s aligned down to page size %d", commas(b), commas(e.maxTotalTokens), page)
+	e.est.derive("pool ≤ %s tokens: --max-total-tokens %s aligned down to page size %d", Thousands(b), Thousands(e.maxTotalTokens), page)
 }
 
 // explainMissingPool says why the pool is not computed.
@@ -250,7 +250,7 @@ func (e *estimator) explainMissingPool() {
 	}
 	msg := "pool not computed: " + joinAnd(why) + " unknown"
 	if e.est.PoolUpperBound != nil {
-		msg += fmt.Sprintf("; it is at most %s tokens (--max-total-tokens)", commas(*e.est.PoolUpperBound))
+		msg += fmt.Sprintf("; it is at most %s tokens (--max-total-tokens)", Thousands(*e.est.PoolUpperBound))
 	}
 	e.est.derive("%s", msg)
 }
@@ -288,13 +288,13 @@ func (e *estimator) limits() {
 	}
 	maxReq := min(*ctx-1, *pool-1)
 	e.est.MaxRequestTokens = ptr(maxReq)
-	e.est.derive("max request length = min(context %s − 1, pool %s − 1) = %s tokens", commas(*ctx), commas(*pool), commas(maxReq))
+	e.est.derive("max request length = min(context %s − 1, pool %s − 1) = %s tokens", Thousands(*ctx), Thousands(*pool), Thousands(maxReq))
 	if maxReq <= 0 {
 		e.est.StartupError = "AssertionError: Memory pool size is too small"
 	}
 	if *ctx > 0 {
 		n := *pool / *ctx
 		e.est.FullContextRequests = ptr(n)
-		e.est.derive("full-context requests that fit at once: pool %s / context %s = %d", commas(*pool), commas(*ctx), n)
+		e.est.derive("full-context requests that fit at once: pool %s / context %s = %d", Thousands(*pool), Thousands(*ctx), n)
 	}
 }

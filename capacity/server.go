@@ -223,7 +223,7 @@ func (e *estimator) resolveGPU() {
 	e.gpu = g
 	e.est.GPU = g.Name
 	if how.assumed {
-		e.est.assume("GPU %q is read as %s (%s MiB)", name, g.Name, commas(g.MemoryMiB))
+		e.est.assume("GPU %q is read as %s (%s MiB)", name, g.Name, Thousands(g.MemoryMiB))
 	}
 	if g.MemoryMiB <= 0 {
 		e.est.need("gpu")
@@ -231,9 +231,9 @@ func (e *estimator) resolveGPU() {
 		return
 	}
 	e.est.GPUMemoryBytes = ptr(g.MemoryBytes())
-	e.est.derive("GPU %s: nvidia-smi memory.total %s MiB", g.Name, commas(g.MemoryMiB))
+	e.est.derive("GPU %s: nvidia-smi memory.total %s MiB", g.Name, Thousands(g.MemoryMiB))
 	for _, alt := range g.MemoryMiBAlternatives {
-		e.est.assume("%s reports %s MiB with some drivers; kvlint uses %s MiB", g.Name, commas(alt), commas(g.MemoryMiB))
+		e.est.assume("%s reports %s MiB with some drivers; kvlint uses %s MiB", g.Name, Thousands(alt), Thousands(g.MemoryMiB))
 	}
 }
 
@@ -355,9 +355,9 @@ func (e *estimator) context() {
 		e.contextFlag = true
 		e.est.ContextLength = ptr(flagCtx)
 		e.est.ContextSource = "flag"
-		e.est.derive("context length %s (--context-length)", commas(flagCtx))
+		e.est.derive("context length %s (--context-length)", Thousands(flagCtx))
 		if derivedOK && flagCtx > derived {
-			e.est.assume("--context-length %s is above the model's %s: SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set (configs/model_config.py _derive_context_length)", commas(flagCtx), commas(derived))
+			e.est.assume("--context-length %s is above the model's %s: SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set (configs/model_config.py _derive_context_length)", Thousands(flagCtx), Thousands(derived))
 		}
 		return
 	case argUnknown:
@@ -372,7 +372,7 @@ func (e *estimator) context() {
 	}
 	e.est.ContextLength = ptr(derived)
 	e.est.ContextSource = "model"
-	e.est.derive("context length %s from the model config: %s", commas(derived), how)
+	e.est.derive("context length %s from the model config: %s", Thousands(derived), how)
 }
 
 func (e *estimator) maxTotal() {

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/kvlint/kvlint/capacity"
@@ -59,10 +58,10 @@ func gpu(e capacity.Estimate) string {
 // when the estimate itself is unknown.
 func pool(e capacity.Estimate) string {
 	if e.PoolTokens != nil {
-		return group(*e.PoolTokens)
+		return capacity.Thousands(*e.PoolTokens)
 	}
 	if e.PoolUpperBound != nil {
-		return "≤" + group(*e.PoolUpperBound)
+		return "≤" + capacity.Thousands(*e.PoolUpperBound)
 	}
 	return "?"
 }
@@ -71,7 +70,7 @@ func num(p *int64) string {
 	if p == nil {
 		return "?"
 	}
-	return group(*p)
+	return capacity.Thousands(*p)
 }
 
 func orUnknown(s string) string {
@@ -79,24 +78,4 @@ func orUnknown(s string) string {
 		return "?"
 	}
 	return s
-}
-
-// group writes an integer with thousands separators: pools are read by eye.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }
