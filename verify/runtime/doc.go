@@ -30,6 +30,11 @@
 //     _get_decode_retraction_order (abort of the last request from PR #19881);
 //   - the router's bootstrap room: sglang_router mini_lb.py.
 //
-// Fault models are explicit and off by default; each is named after a real failure class
-// (see faults.go).
+// Fault models (FaultStalePages, FaultCancelRace, FaultSaltDropped) are explicit and off
+// by default; each is named after a real failure class and only changes the path it names,
+// so a configuration that never reaches that path shows no effect with the fault on.
+//
+// Not modelled: colocated (non-PD) serving, the hierarchical cache tiers (HiCache, L3
+// stores), a radix cache on the decode side, speculative decoding, the overlap scheduler,
+// priority scheduling, multiple TP/DP ranks inside one worker.
 package runtime

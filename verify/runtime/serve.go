@@ -35,7 +35,9 @@ func Serve(ctx context.Context, sc Scenario, ln net.Listener) error {
 	if e.model == "" {
 		e.model = "kvlint-runtime"
 	}
-	loopCtx, stopLoop := context.WithCancel(ctx)
+	// The engine outlives ctx until the HTTP server has drained: handlers in flight
+	// still need it to finish their requests.
+	loopCtx, stopLoop := context.WithCancel(context.Background())
 	defer stopLoop()
 	go e.loop(loopCtx)
 	srv := &http.Server{Handler: e.routes(), ReadHeaderTimeout: 10 * time.Second}
@@ -222,6 +224,9 @@ func (e *engine) completions(w http.ResponseWriter, hr *http.Request) {
 	case out = <-reply:
 	case <-hr.Context().Done():
 		e.do(func() { e.s.cancel(e.s.reqs[id]) })
+		return
+	case <-e.done:
+		writeError(w, http.StatusServiceUnavailable, "the runtime has stopped")
 		return
 	}
 	rec := out.rec
