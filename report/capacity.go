@@ -16,8 +16,8 @@ func CapacityText(w io.Writer, res *check.Result, derivations bool) error {
 	fmt.Fprintln(tw, "SERVER\tROLE\tMODEL\tGPU\tTP/DP/PP\tKV DTYPE\tBYTES/TOKEN\tPOOL\tCONTEXT\tMAX REQUEST\tFULL-CONTEXT REQS")
 	for i, s := range res.Servers {
 		e := res.Estimates[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			position(s.Span)+" "+s.Name, s.Role, orUnknown(e.Model), gpu(e), e.TP, e.DP, e.PP, orUnknown(e.KVDtype),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			position(s.Span)+" "+s.Name, s.Role, orUnknown(e.Model), gpu(e), parallelism(e), orUnknown(e.KVDtype),
 			num(e.CellBytesPerToken), pool(e), num(e.ContextLength), num(e.MaxRequestTokens), num(e.FullContextRequests))
 	}
 	if err := tw.Flush(); err != nil {
@@ -45,6 +45,14 @@ func CapacityText(w io.Writer, res *check.Result, derivations bool) error {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 	}
 	return nil
+}
+
+// parallelism is TP/DP/PP, or "-" for a server kvlint does not size (a router).
+func parallelism(e capacity.Estimate) string {
+	if e.TP == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d/%d", e.TP, e.DP, e.PP)
 }
 
 func gpu(e capacity.Estimate) string {
