@@ -36,6 +36,9 @@ import (
 // Parse never fails: every problem is an Issue (about a flag) or an Error
 // (input that could not be analysed, such as an unreadable --config file).
 func (t *Table) Parse(argv []deploy.Value, read ReadFile) Result {
+	if t == nil {
+		return Result{Args: map[string]deploy.Value{}} // Lookup of a program kvlint does not know
+	}
 	p := &parser{t: t, res: Result{
 		Args:  map[string]deploy.Value{},
 		Lists: map[string][][]deploy.Value{},

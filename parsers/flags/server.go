@@ -1,6 +1,7 @@
 package flags
 
 import (
+	"path"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -47,7 +48,7 @@ func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
 	argv := l.Argv
 	var pre []deploy.FlagIssue
 	var modelType *deploy.Value
-	if l.Program == SGLangServer && l.Command.Known && strings.HasSuffix(l.Command.Raw, "sglang") {
+	if l.Program == SGLangServer && l.Command.Known && path.Base(l.Command.Raw) == "sglang" {
 		argv, modelType, pre = serveArgv(argv)
 	}
 	res := t.Parse(argv, read)
