@@ -120,6 +120,10 @@ type Server struct {
 	// stand ("$EXTRA_ARGS"): they may hold any flags, so a flag missing from
 	// Args is not proof that it is unset.
 	Opaque []Value `json:"opaque,omitempty"`
+	// ArgLists keeps, for flags that take several values or may be repeated
+	// (the router's --prefill URL [BOOTSTRAP_PORT]), each occurrence's items
+	// with their own spans; Args holds only the joined value in force.
+	ArgLists map[string][][]Value `json:"arg_lists,omitempty"`
 
 	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
 	GPU      Value  `json:"gpu"`       // product name, from node labels or --gpu

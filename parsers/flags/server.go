@@ -30,8 +30,7 @@ import (
 // The errors are input kvlint could not analyse (an unreadable --config
 // file); they come with the server, which is still returned.
 //
-// Result.Opaque and Result.Lists have no field in deploy.Server yet; callers
-// that need them use Detect and Table.Parse directly.
+// Result.Opaque and Result.Lists become Server.Opaque and Server.ArgLists.
 func Server(words []deploy.Value, read ReadFile) (*deploy.Server, []*deploy.Error, bool) {
 	l, ok := Detect(words)
 	if !ok {
@@ -64,6 +63,8 @@ func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
 		FlagIssues:  res.Issues,
 		Model:       res.Args["--model-path"],
 		Role:        role(l.Program, res.Args),
+		Opaque:      res.Opaque,
+		ArgLists:    res.Lists,
 	}
 	return srv, res
 }
