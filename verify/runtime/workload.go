@@ -6,8 +6,9 @@ import (
 )
 
 const (
-	defaultAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-}"
-	maxCanaryLen    = 48
+	defaultAlphabet   = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-}"
+	maxCanaryLen      = 48
+	maxWorkloadTokens = 1 << 27
 )
 
 func (w Workload) withDefaults(seed uint64) (Workload, *ScenarioError) {
@@ -78,6 +79,12 @@ func (w Workload) withDefaults(seed uint64) (Workload, *ScenarioError) {
 	if out.MaxTokens < 1 || out.MaxTokens > maxContext {
 		return out, problem("workload.max_tokens", "must be between 1 and %d, got %d", maxContext, out.MaxTokens)
 	}
+	// Prompts are generated up front and outputs are kept: bound both.
+	if int64(out.Requests)*int64(out.PromptTokens.Max+out.SharedPrefixTokens+maxCanaryLen) > maxWorkloadTokens ||
+		int64(out.Requests)*int64(out.MaxTokens) > maxWorkloadTokens {
+		return out, problem("workload.requests", "%d requests of up to %d prompt and %d output tokens exceed %d tokens in all; scale the workload down",
+			out.Requests, out.PromptTokens.Max, out.MaxTokens, maxWorkloadTokens)
+	}
 	switch out.Arrival.Mode {
 	case "", "burst":
 		out.Arrival.Mode = "burst"
@@ -112,8 +119,13 @@ func (w Workload) withDefaults(seed uint64) (Workload, *ScenarioError) {
 	if !(c.WithinMs > 0 && c.WithinMs <= 1e9) || !(c.DelayMs >= 0 && c.DelayMs <= 1e9) {
 		return out, problem("workload.cancel", "delay_ms and within_ms must be within [0, 1e9]")
 	}
+	var scripted int64
 	for i, r := range out.Script {
 		path := fmt.Sprintf("workload.script[%d]", i)
+		scripted += int64(len(r.Prompt) + r.MaxTokens)
+		if scripted > maxWorkloadTokens {
+			return out, problem(path, "the script exceeds %d tokens in all", maxWorkloadTokens)
+		}
 		if !names[r.Tenant] {
 			return out, problem(path+".tenant", "unknown tenant %q", r.Tenant)
 		}
