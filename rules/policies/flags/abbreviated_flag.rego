@@ -27,12 +27,12 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "abbreviated"
 	finding := {
-		"msg": sprintf("%s is an abbreviation of %s: argparse expands unique prefixes, but once a release adds another flag starting with %s the prefix becomes ambiguous and the server stops starting; write %s", [
+		"msg": lib.says(issue, sprintf("%s is an abbreviation of %s: argparse expands unique prefixes, but once a release adds another flag starting with %s the prefix becomes ambiguous and the server stops starting; write %s", [
 			lib.written(issue),
 			issue.flag,
 			lib.written(issue),
 			issue.flag,
-		]),
+		])),
 		"server": s.index,
 		"issue": issue.index,
 	}
@@ -43,11 +43,10 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "ambiguous"
 	finding := {
-		"msg": sprintf("%s is a prefix of several flags of %s, so argparse stops the server at startup (\"ambiguous option\")%s; write the full flag name", [
+		"msg": sprintf("%s; write the full flag name", [lib.says(issue, sprintf("%s is a prefix of several flags of %s, so argparse stops the server at startup (\"ambiguous option\")", [
 			lib.written(issue),
 			lib.program(s.engine),
-			lib.detail(issue),
-		]),
+		]))]),
 		"server": s.index,
 		"issue": issue.index,
 		"severity": "high",

@@ -17,11 +17,11 @@ test_fires_high_on_an_ambiguous_prefix if {
 	srv := test.server({"flag_issues": [test.flag_issue("ambiguous", {
 		"flag": "--pp",
 		"written": "--pp",
-		"message": "could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth",
+		"message": "ambiguous option: --pp could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth; argparse exits",
 	})]})
 	findings := abbreviated_flag.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "--pp is a prefix of several flags of sglang.launch_server, so argparse stops the server at startup (\"ambiguous option\"): could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth; write the full flag name",
+		"msg": "ambiguous option: --pp could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth; argparse exits; write the full flag name",
 		"server": 0,
 		"issue": 0,
 		"severity": "high",

@@ -28,10 +28,11 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "deprecated"
 	finding := {
-		"msg": sprintf("%s is deprecated and will be removed from %s in a later release%s%s", [
-			lib.written(issue),
-			lib.program(s.engine),
-			lib.detail(issue),
+		"msg": concat("", [
+			lib.says(issue, sprintf("%s is deprecated and will be removed from %s in a later release", [
+				lib.written(issue),
+				lib.program(s.engine),
+			])),
 			replacement(issue),
 		]),
 		"server": s.index,
@@ -44,10 +45,11 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "removed"
 	finding := {
-		"msg": sprintf("%s was removed from %s: argparse stops the server at startup (\"unrecognized arguments\")%s%s", [
-			lib.written(issue),
-			lib.program(s.engine),
-			lib.detail(issue),
+		"msg": concat("", [
+			lib.says(issue, sprintf("%s was removed from %s: argparse stops the server at startup (\"unrecognized arguments\")", [
+				lib.written(issue),
+				lib.program(s.engine),
+			])),
 			replacement(issue),
 		]),
 		"server": s.index,
@@ -56,6 +58,6 @@ deny contains finding if {
 	}
 }
 
-replacement(issue) := sprintf("; write %s instead", [issue.suggestion]) if {
+replacement(issue) := lib.unless_said(issue, issue.suggestion, sprintf("; write %s instead", [issue.suggestion])) if {
 	issue.suggestion != ""
 } else := ""

@@ -21,11 +21,11 @@ test_fires_high_on_a_removed_flag if {
 	srv := test.server({"role": "decode", "flag_issues": [test.flag_issue("removed", {
 		"flag": "--disaggregation-decode-tp",
 		"written": "--disaggregation-decode-tp",
-		"message": "removed in sglang#19618; the decode server's own --tp-size applies",
+		"message": "--disaggregation-decode-tp was removed from SGLang (2026-03-02, #19618); argparse exits with \"unrecognized arguments: --disaggregation-decode-tp\"",
 	})]})
 	findings := deprecated_flag.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "--disaggregation-decode-tp was removed from sglang.launch_server: argparse stops the server at startup (\"unrecognized arguments\"): removed in sglang#19618; the decode server's own --tp-size applies",
+		"msg": "--disaggregation-decode-tp was removed from SGLang (2026-03-02, #19618); argparse exits with \"unrecognized arguments: --disaggregation-decode-tp\"",
 		"server": 0,
 		"issue": 0,
 		"severity": "high",
@@ -35,4 +35,19 @@ test_fires_high_on_a_removed_flag if {
 test_quiet_on_current_flags if {
 	srv := test.server({"flag_issues": [test.flag_issue("abbreviated", {"flag": "--tp-size", "written": "--tp"})]})
 	count(deprecated_flag.deny) == 0 with input as test.input_with([srv])
+}
+
+test_does_not_repeat_the_replacement_the_parser_named if {
+	srv := test.server({"flag_issues": [test.flag_issue("deprecated", {
+		"flag": "--cuda-graph-max-bs",
+		"written": "--cuda-graph-max-bs",
+		"suggestion": "--cuda-graph-max-bs-decode",
+		"message": "--cuda-graph-max-bs is deprecated: SGLang still accepts it with a warning; use --cuda-graph-max-bs-decode instead",
+	})]})
+	findings := deprecated_flag.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "--cuda-graph-max-bs is deprecated: SGLang still accepts it with a warning; use --cuda-graph-max-bs-decode instead",
+		"server": 0,
+		"issue": 0,
+	}}
 }

@@ -24,10 +24,10 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "duplicate"
 	finding := {
-		"msg": sprintf("%s is given more than once; argparse keeps only the last %s and ignores the others", [
+		"msg": lib.says(issue, sprintf("%s is given more than once; argparse keeps only the last %s and ignores the others", [
 			lib.written(issue),
 			in_force(s, issue),
-		]),
+		])),
 		"server": s.index,
 		"issue": issue.index,
 	}

@@ -28,10 +28,9 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "invalid"
 	finding := {
-		"msg": sprintf("invalid value for %s%s; %s would exit at startup", [
-			issue.flag,
-			lib.detail(issue),
-			lib.program(s.engine),
+		"msg": concat("", [
+			lib.says(issue, sprintf("invalid value for %s", [issue.flag])),
+			lib.unless_said(issue, "exit", sprintf("; %s would exit at startup", [lib.program(s.engine)])),
 		]),
 		"server": s.index,
 		"issue": issue.index,
@@ -43,7 +42,7 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "missingvalue"
 	finding := {
-		"msg": sprintf("%s expects a value but none follows it: argparse stops the server at startup (\"expected one argument\")", [lib.written(issue)]),
+		"msg": lib.says(issue, sprintf("%s expects a value but none follows it: argparse stops the server at startup (\"expected one argument\")", [lib.written(issue)])),
 		"server": s.index,
 		"issue": issue.index,
 	}

@@ -7,11 +7,11 @@ test_fires_on_an_invalid_value if {
 	srv := test.server({"flag_issues": [test.flag_issue("invalid", {
 		"flag": "--kv-cache-dtype",
 		"written": "--kv-cache-dtype",
-		"message": "\"fp8\" is not one of auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16",
+		"message": "argument --kv-cache-dtype: invalid choice: 'fp8' (choose from auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16)",
 	})]})
 	findings := invalid_value.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "invalid value for --kv-cache-dtype: \"fp8\" is not one of auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16; sglang.launch_server would exit at startup",
+		"msg": "argument --kv-cache-dtype: invalid choice: 'fp8' (choose from auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16); sglang.launch_server would exit at startup",
 		"server": 0,
 		"issue": 0,
 	}}

@@ -28,10 +28,12 @@ deny contains finding if {
 	some issue in s.flag_issues
 	issue.kind == "unknown"
 	finding := {
-		"msg": sprintf("%s is not a flag of %s: argparse stops the server at startup (\"unrecognized arguments: %s\")%s", [
-			lib.written(issue),
-			lib.program(s.engine),
-			lib.written(issue),
+		"msg": concat("", [
+			lib.says(issue, sprintf("%s is not a flag of %s: argparse stops the server at startup (\"unrecognized arguments: %s\")", [
+				lib.written(issue),
+				lib.program(s.engine),
+				lib.written(issue),
+			])),
 			hint(issue),
 		]),
 		"server": s.index,
@@ -39,6 +41,6 @@ deny contains finding if {
 	}
 }
 
-hint(issue) := sprintf("; did you mean %s?", [issue.suggestion]) if {
+hint(issue) := lib.unless_said(issue, issue.suggestion, sprintf("; did you mean %s?", [issue.suggestion])) if {
 	issue.suggestion != ""
 } else := "; remove it, or check that the engine version you deploy has it"

@@ -136,7 +136,19 @@ written(issue) := issue.written if {
 	issue.written != ""
 } else := issue.flag
 
-# detail(issue) is the parser's explanation, as ": …", or "".
-detail(issue) := sprintf(": %s", [issue.message]) if {
+# says(issue, fallback) is the parser's own explanation of a flag issue, which
+# states the engine's behaviour for that exact spelling (the candidates of an
+# ambiguous prefix, the PR that removed a flag), or fallback when it gave none.
+says(issue, fallback) := issue.message if {
 	issue.message != ""
-} else := ""
+} else := fallback
+
+# unless_said(issue, needle, text) is text, unless the parser's message
+# already mentions needle: advice is not repeated.
+unless_said(issue, needle, _) := "" if {
+	contains(issue.message, needle)
+}
+
+unless_said(issue, needle, text) := text if {
+	not contains(issue.message, needle)
+}
