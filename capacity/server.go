@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -296,6 +297,9 @@ func (e *estimator) resolveModel() {
 		e.modelFromMapping(name, mapped)
 		return
 	}
+	if e.modelFromLocalDir(name) {
+		return
+	}
 	m, how := e.cat.lookupModel(name)
 	switch how {
 	case matchNone:
@@ -308,6 +312,29 @@ func (e *estimator) resolveModel() {
 		e.est.assume("%q is read as catalog model %s because its last path component matches; declare its config.json under models: in .kvlint.yaml if the directory holds something else", name, m.ID)
 	}
 	e.useModel(m, m.ID)
+}
+
+// modelFromLocalDir reads the config.json of a model given as a relative
+// path that exists beside the file that launches the server (a checkout that
+// vendors its model configuration). Absolute paths name the container's
+// filesystem, not this machine's, so they are never read.
+func (e *estimator) modelFromLocalDir(name string) bool {
+	if filepath.IsAbs(name) || e.s.Span.File == "" {
+		return false
+	}
+	dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		return false
+	}
+	m, err := ReadModelConfig(dir)
+	if err != nil {
+		e.est.need("model")
+		e.est.assume("the model's config.json at %s cannot be used: %v", dir, err)
+		return true
+	}
+	e.est.assume("model %q is read from %s/config.json, resolving the path against the launching file's directory", name, dir)
+	e.useModel(m, dir)
+	return true
 }
 
 func (e *estimator) modelFromMapping(name, mapped string) {

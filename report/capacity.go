@@ -59,6 +59,9 @@ func gpu(e capacity.Estimate) string {
 	if e.GPU == "" {
 		return "?"
 	}
+	if e.GPUCount == 0 {
+		return e.GPU + "×?"
+	}
 	return fmt.Sprintf("%s×%d", e.GPU, e.GPUCount)
 }
 
