@@ -1,0 +1,65 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/rules"
+)
+
+func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pod.yaml")
+	src := "args:\n\t- --max-total-tokens\n\t- \"65536\"\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := &check.Result{
+		Servers: []*deploy.Server{{Name: "decode"}},
+		Findings: []rules.Finding{{
+			Rule: "KV101", Severity: "high", Message: "pool too small",
+			Span: deploy.Span{File: file, Line: 3, Col: 5, EndLine: 3, EndCol: 10}, Server: 0,
+		}},
+		Errors: []*deploy.Error{{Span: deploy.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 5}, Message: "bad"}},
+	}
+	var out bytes.Buffer
+	if err := CheckText(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":1:1: error: bad\n" +
+		"    1 | args:\n" +
+		"      | ^~~~\n" +
+		file + ":3:5: high KV101: pool too small [decode]\n" +
+		"    3 | \t- \"65536\"\n" +
+		"      | \t   ^~~~~\n" +
+		"1 server checked: 1 finding (1 high), 1 error\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestCheckTextWithoutSource(t *testing.T) {
+	// A span in a file that no longer exists prints the position alone.
+	res := &check.Result{Findings: []rules.Finding{{Rule: "KV105", Severity: "info", Message: "m",
+		Span: deploy.Span{File: "gone.yaml", Line: 4, Col: 2}, Server: -1}}}
+	var out bytes.Buffer
+	if err := CheckText(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "gone.yaml:4:2: info KV105: m\n0 servers checked") {
+		t.Errorf("got %q", out.String())
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1291840: "1,291,840", -65536: "-65,536"} {
+		if got := num(&in); got != want {
+			t.Errorf("num(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
