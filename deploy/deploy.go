@@ -131,6 +131,10 @@ type Server struct {
 	Replicas Value  `json:"replicas"`
 	Image    Value  `json:"image"`
 	Labels   Labels `json:"labels,omitempty"`
+	// Namespace is the Kubernetes metadata.namespace of the object that runs
+	// the server, "" when the manifest does not say (kubectl's current
+	// namespace then applies).
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Labels are the pod labels of a server that runs in Kubernetes.
@@ -169,12 +173,20 @@ const (
 	TenancySingle Tenancy = "single"
 )
 
-// Deployment is the set of servers behind one endpoint.
+// Deployment is the set of servers behind one endpoint (Group builds them).
 type Deployment struct {
 	Name    string    `json:"name"`
 	Mode    Mode      `json:"mode"`
 	Tenancy Tenancy   `json:"tenancy"`
 	Servers []*Server `json:"-"`
+	// TenancyDeclared is true when the user said the tenancy (.kvlint.yaml or
+	// --tenancy); false when it is kvlint's default, multi.
+	TenancyDeclared bool `json:"tenancy_declared"`
+	// Isolation is how the deployment keeps tenants apart, as declared.
+	Isolation Isolation `json:"isolation"`
+	// Links are the routes its routers name: which servers a --prefill or
+	// --decode URL, or a service-discovery selector, reaches.
+	Links []Link `json:"-"`
 }
 
 // Error is input kvlint could not analyse. It is reported like a finding and
