@@ -11,5 +11,12 @@
 // explain the consequence in the engine's terms. A deny object names the
 // server and either the flag to change ("arg") or a flag issue ("issue"), and
 // Evaluate turns that into the exact span the user must edit. INPUT.md and
-// the comment in input.go describe the input document.
+// the comment in input.go describe the input document, and input.schema.json
+// is its JSON Schema.
+//
+// Custom policies (Options.PolicyDirs) follow the same conventions and are
+// compiled together with the built-in ones; see INPUT.md and custom.go.
+// The rules about suppressions (KV00x, policies/suppressions, package
+// kvlint.suppressions.<name>) judge the suppressions a run found, through
+// EvaluateSuppressions.
 package rules

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -33,7 +35,11 @@ type Finding struct {
 	// Via is how the value at Span was produced, outermost first (the values
 	// file line, then the template line): copied from the flag's deploy.Value.
 	Via    []deploy.Span `json:"via,omitempty"`
-	Server int           `json:"server"` // index into the servers given to Evaluate
+	Server int           `json:"server"` // index into the servers given to Evaluate; -1 for a finding about a suppression
+	// Arg is the flag the finding is about, canonical ("--max-total-tokens"),
+	// or "" when it points at the launch command or a suppression. Baseline
+	// fingerprints use it.
+	Arg string `json:"arg,omitempty"`
 	// Suppression is set when a finding was silenced (inline comment,
 	// annotation, configuration); suppressed findings are still reported,
 	// marked, so SARIF can carry them and unused suppressions can be found.
@@ -55,33 +61,48 @@ type Rule struct {
 	Description string   `json:"description"`
 	Remediation string   `json:"remediation"`
 	References  []string `json:"references,omitempty"`
-	Package     string   `json:"package"` // kvlint.rules.<name>
+	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x)
+	// File is the policy file of a custom rule (--policy); "" for kvlint's own.
+	File string `json:"file,omitempty"`
 }
 
 // Engine holds the compiled policies. It is safe for concurrent use, and
 // Evaluate does no compiling: build one Engine per process.
 type Engine struct {
 	rules  []Rule           // sorted by ID
-	byName map[string]*Rule // last package segment → rule
+	byName map[string]*Rule // last package segment → rule, under kvlint.rules
 	query  rego.PreparedEvalQuery
+	// The rules about suppressions (KV00x), judged by EvaluateSuppressions.
+	suppressionByName map[string]*Rule
+	suppressionQuery  rego.PreparedEvalQuery
+	timeout           time.Duration // bounds each evaluation
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
 // rule package's name.
 const denyQuery = "data.kvlint.rules[pkg].deny[finding]"
 
-// forbiddenBuiltins may not appear in any policy: kvlint never reaches the
-// network or reads its own runtime (DESIGN.md, Rules).
-var forbiddenBuiltins = []string{"http.send", "opa.runtime"}
+// suppressionQuery collects the deny sets of the rules about suppressions.
+const suppressionQuery = "data.kvlint.suppressions[pkg].deny[finding]"
 
-// New parses and compiles the embedded policies and prepares the query.
-// It fails when a policy breaks the layout conventions (see ruleFromModule).
-func New(ctx context.Context) (*Engine, error) {
+// New parses and compiles the embedded policies, and the custom policies of
+// opts (at most one Options; none means the built-in policies only), and
+// prepares the queries. It fails when a policy breaks the layout conventions
+// (see ruleFromModule); a failure caused by a custom policy is a
+// *PolicyError.
+func New(ctx context.Context, opts ...Options) (*Engine, error) {
+	if len(opts) > 1 {
+		return nil, fmt.Errorf("rules: New takes at most one Options, got %d", len(opts))
+	}
+	var opt Options
+	if len(opts) == 1 {
+		opt = opts[0]
+	}
 	set, err := parsePolicies(policyFS, "policies")
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{byName: map[string]*Rule{}}
+	e := &Engine{byName: map[string]*Rule{}, suppressionByName: map[string]*Rule{}, timeout: opt.timeout()}
 	ids := map[string]string{}
 	for _, file := range set.ruleFiles() {
 		r, err := ruleFromModule(file, set.modules[file])
@@ -94,29 +115,61 @@ func New(ctx context.Context) (*Engine, error) {
 		ids[r.ID] = file
 		e.rules = append(e.rules, r)
 	}
+	custom, err := loadCustomPolicies(opt.PolicyDirs, set.modules)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range custom.rules {
+		if prev, dup := ids[r.ID]; dup {
+			return nil, &PolicyError{fmt.Errorf("%s: METADATA custom.id %s is already used by %s", r.File, r.ID, prev)}
+		}
+		ids[r.ID] = r.File
+		e.rules = append(e.rules, r)
+	}
 	slices.SortFunc(e.rules, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
 	for i := range e.rules {
-		e.byName[strings.TrimPrefix(e.rules[i].Package, rulePackagePrefix)] = &e.rules[i]
+		r := &e.rules[i]
+		if name, ok := strings.CutPrefix(r.Package, suppressionPackagePrefix); ok {
+			e.suppressionByName[name] = r
+		} else {
+			e.byName[strings.TrimPrefix(r.Package, rulePackagePrefix)] = r
+		}
 	}
 
+	modules := maps.Clone(set.modules)
+	maps.Copy(modules, custom.modules)
 	compiler := newCompiler()
-	if compiler.Compile(set.modules); compiler.Failed() {
-		return nil, fmt.Errorf("rules: compiling policies: %w", compiler.Errors)
+	if compiler.Compile(modules); compiler.Failed() {
+		err := fmt.Errorf("compiling policies: %w", compiler.Errors)
+		if len(custom.modules) > 0 {
+			return nil, &PolicyError{err}
+		}
+		return nil, fmt.Errorf("rules: %w", err)
 	}
-	e.query, err = rego.New(
-		rego.Query(denyQuery),
-		rego.Compiler(compiler),
-		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("rules: preparing the query: %w", err)
+	if e.query, err = prepare(ctx, compiler, denyQuery); err != nil {
+		return nil, err
+	}
+	if e.suppressionQuery, err = prepare(ctx, compiler, suppressionQuery); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
+func prepare(ctx context.Context, compiler *ast.Compiler, query string) (rego.PreparedEvalQuery, error) {
+	q, err := rego.New(
+		rego.Query(query),
+		rego.Compiler(compiler),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return q, fmt.Errorf("rules: preparing %s: %w", query, err)
+	}
+	return q, nil
+}
+
 // newCompiler is the compiler every policy runs under, in the engine and in
 // the Rego tests: Rego v1, strict, and without builtins that reach outside
-// (http.send, net.*, opa.runtime).
+// or depend on the clock or chance (see forbiddenBuiltin).
 func newCompiler() *ast.Compiler {
 	return ast.NewCompiler().
 		WithCapabilities(restrictedCapabilities()).
@@ -127,7 +180,7 @@ func newCompiler() *ast.Compiler {
 func restrictedCapabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	caps.Builtins = slices.DeleteFunc(slices.Clone(caps.Builtins), func(b *ast.Builtin) bool {
-		return strings.HasPrefix(b.Name, "net.") || slices.Contains(forbiddenBuiltins, b.Name)
+		return forbiddenBuiltin(b) != ""
 	})
 	caps.AllowNet = []string{}
 	return caps
@@ -148,8 +201,8 @@ func (e *Engine) Rule(id string) (Rule, bool) {
 // Evaluate runs every rule over the servers. est[i] is the capacity estimate
 // of servers[i]. Findings come sorted by file, line, column and rule.
 //
-// Cancelling ctx stops a running evaluation; a caller that wants a
-// per-evaluation timeout passes a context with a deadline.
+// Cancelling ctx stops a running evaluation, and so does the engine's
+// timeout (Options.Timeout): a policy that loops cannot hang a CI job.
 func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]Finding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
@@ -158,9 +211,9 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 	if err != nil {
 		return nil, err
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(input))
+	rs, err := e.eval(ctx, e.query, input)
 	if err != nil {
-		return nil, fmt.Errorf("rules: evaluating policies: %w", err)
+		return nil, err
 	}
 	findings := make([]Finding, 0, len(rs))
 	for _, r := range rs {
@@ -215,12 +268,14 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 		if span := srv.FlagIssues[k].Span; !span.IsZero() {
 			f.Span = span
 		}
+		f.Arg = srv.FlagIssues[k].Flag
 		return f, nil
 	}
 	if arg, _ := obj["arg"].(string); arg != "" {
 		if v, ok := srv.Args[arg]; ok && !v.Span.IsZero() {
 			f.Span = v.Span
 			f.Via = v.Via
+			f.Arg = arg
 		}
 	}
 	return f, nil

@@ -88,14 +88,14 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 				t.Errorf("%s: reference %q is not an https link", r.ID, ref)
 			}
 		}
-		if !strings.HasPrefix(r.Package, rulePackagePrefix) {
+		if !strings.HasPrefix(r.Package, rulePackagePrefix) && !strings.HasPrefix(r.Package, suppressionPackagePrefix) {
 			t.Errorf("%s: package %s", r.ID, r.Package)
 		}
 		if got, ok := e.Rule(r.ID); !ok || got.ID != r.ID {
 			t.Errorf("Rule(%q) = %v, %v", r.ID, got.ID, ok)
 		}
 	}
-	want := []string{"KV101", "KV102", "KV103", "KV104", "KV105", "KV401", "KV402", "KV403", "KV404", "KV405"}
+	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105", "KV401", "KV402", "KV403", "KV404", "KV405"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("rules %v, want %v (sorted by ID)", ids, want)
 	}
@@ -108,6 +108,7 @@ func TestRuleSeverities(t *testing.T) {
 	// The defaults the METADATA declares; a finding can raise them (KV402
 	// ambiguous, KV404 removed).
 	want := map[string]string{
+		"KV001": "medium", "KV002": "low", "KV003": "low", "KV004": "medium",
 		"KV101": "high", "KV102": "medium", "KV103": "critical", "KV104": "high", "KV105": "info",
 		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high",
 	}

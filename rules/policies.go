@@ -21,8 +21,17 @@ var policyFS embed.FS
 // rulePackagePrefix is where every rule lives: package kvlint.rules.<name>.
 const rulePackagePrefix = "kvlint.rules."
 
-// libDir holds helper packages that are not rules.
-const libDir = "policies/lib"
+// suppressionPackagePrefix is where the rules about suppressions live
+// (KV00x): they judge the suppressions a run found, not servers, so they
+// are evaluated by their own query (EvaluateSuppressions).
+const suppressionPackagePrefix = "kvlint.suppressions."
+
+// libDir holds helper packages that are not rules; suppressionDir holds the
+// rules about suppressions.
+const (
+	libDir         = "policies/lib"
+	suppressionDir = "policies/suppressions"
+)
 
 var ruleIDPattern = regexp.MustCompile(`^KV[0-9]{3}$`)
 
@@ -80,15 +89,33 @@ func (s *policySet) ruleFiles() []string {
 	return paths
 }
 
-// ruleFromModule reads a rule's METADATA and checks the layout conventions:
-// the package is kvlint.rules.<file name>, the metadata names an ID, a
-// severity, a title, a description and a remediation, and the module
-// defines deny.
+// ruleFromModule reads a built-in rule's METADATA and checks the layout
+// conventions: the package is kvlint.rules.<file name> (kvlint.suppressions.<file
+// name> under policies/suppressions), the metadata names an ID (KV and three
+// digits), a severity, a title, a description and a remediation, and the
+// module defines deny.
 func ruleFromModule(file string, mod *ast.Module) (Rule, error) {
+	prefix := rulePackagePrefix
+	if strings.HasPrefix(file, suppressionDir+"/") {
+		prefix = suppressionPackagePrefix
+	}
+	r, err := readRule(file, mod, prefix)
+	if err != nil {
+		return Rule{}, err
+	}
+	if !ruleIDPattern.MatchString(r.ID) {
+		return Rule{}, fmt.Errorf("%s: METADATA custom.id %q, want KV followed by three digits", file, r.ID)
+	}
+	return r, nil
+}
+
+// readRule reads the METADATA of a rule module whose package must be
+// prefix + the file's name, and checks everything but the ID's form.
+func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 	name := strings.TrimSuffix(path.Base(file), ".rego")
 	pkg := strings.TrimPrefix(mod.Package.Path.String(), "data.")
-	if pkg != rulePackagePrefix+name {
-		return Rule{}, fmt.Errorf("%s: package %s, want %s%s (one rule per file, named after it)", file, pkg, rulePackagePrefix, name)
+	if pkg != prefix+name {
+		return Rule{}, fmt.Errorf("%s: package %s, want %s%s (one rule per file, named after it)", file, pkg, prefix, name)
 	}
 	var meta *ast.Annotations
 	for _, a := range mod.Annotations {
@@ -111,6 +138,9 @@ func ruleFromModule(file string, mod *ast.Module) (Rule, error) {
 		Remediation: custom("remediation"),
 		Package:     pkg,
 	}
+	if r.ID == "" {
+		return Rule{}, fmt.Errorf("%s: METADATA has no custom.id", file)
+	}
 	sev, err := ParseSeverity(custom("severity"))
 	if err != nil {
 		return Rule{}, fmt.Errorf("%s: METADATA custom.severity: %w", file, err)
@@ -120,8 +150,6 @@ func ruleFromModule(file string, mod *ast.Module) (Rule, error) {
 		r.References = append(r.References, rr.Ref.String())
 	}
 	switch {
-	case !ruleIDPattern.MatchString(r.ID):
-		return Rule{}, fmt.Errorf("%s: METADATA custom.id %q, want KV followed by three digits", file, r.ID)
 	case r.Title == "":
 		return Rule{}, fmt.Errorf("%s: METADATA has no title", file)
 	case r.Description == "":

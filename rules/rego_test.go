@@ -79,7 +79,7 @@ func TestEveryRuleHasTests(t *testing.T) {
 		if !fires || !quiet {
 			t.Errorf("%s: want at least one test_fires_… and one test_quiet_… case (fires=%v quiet=%v)", testFile, fires, quiet)
 		}
-		wantPkg := "data." + rulePackagePrefix + strings.TrimSuffix(path.Base(file), ".rego") + "_test"
+		wantPkg := set.modules[file].Package.Path.String() + "_test"
 		if got := mod.Package.Path.String(); got != wantPkg {
 			t.Errorf("%s: package %s, want %s", testFile, got, wantPkg)
 		}
