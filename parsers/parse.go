@@ -3,9 +3,7 @@ package parsers
 import (
 	"bytes"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/compose"
@@ -43,35 +41,8 @@ func Parse(f File) ([]*deploy.Server, []*deploy.Error) {
 // file order, whatever order the workers finish in, so output is
 // deterministic.
 func ParseFiles(files []File) ([]*deploy.Server, []*deploy.Error) {
-	type parsed struct {
-		servers []*deploy.Server
-		errs    []*deploy.Error
-	}
-	out := make([]parsed, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(files))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				s, e := Parse(files[i])
-				out[i] = parsed{s, e}
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	var servers []*deploy.Server
-	var errs []*deploy.Error
-	for _, p := range out {
-		servers = append(servers, p.servers...)
-		errs = append(errs, p.errs...)
-	}
-	return servers, errs
+	p := ParseFileSet(files)
+	return p.Servers, p.Errors
 }
 
 // unsupported reports a Helm template or Terraform file that mentions an

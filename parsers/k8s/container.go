@@ -84,6 +84,7 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		}
 		s.Image = image
 		s.Labels = pd.labels
+		s.Namespace = pd.namespace
 		p.servers = append(p.servers, s)
 	}
 }

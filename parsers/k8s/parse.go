@@ -47,6 +47,21 @@ const (
 // apiVersion or kind) are skipped without a word; a document with a syntax
 // error is reported at its line and the other documents are still read.
 func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	r := ParseManifest(name, data, read)
+	return r.Servers, r.Errors
+}
+
+// Manifest is what a manifest stream holds that kvlint reads: the servers,
+// and the Services that route to them (deploy.Group matches a router's URLs
+// to them).
+type Manifest struct {
+	Servers  []*deploy.Server
+	Services []deploy.Service
+	Errors   []*deploy.Error
+}
+
+// ParseManifest is Parse that also returns the Services.
+func ParseManifest(name string, data []byte, read flags.ReadFile) Manifest {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs}
@@ -55,14 +70,15 @@ func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*
 		p.reported = false
 		p.object(d.Root, 0)
 	}
-	return p.servers, p.errs
+	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs}
 }
 
 type parser struct {
-	src     *yamlsrc.Source
-	read    flags.ReadFile
-	servers []*deploy.Server
-	errs    []*deploy.Error
+	src      *yamlsrc.Source
+	read     flags.ReadFile
+	servers  []*deploy.Server
+	services []deploy.Service
+	errs     []*deploy.Error
 
 	budget   int  // nodes the current document may still visit
 	reported bool // the current document already has a limit diagnostic
@@ -75,6 +91,7 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 // object is one Kubernetes object being searched for pod templates.
 type object struct {
 	kind, apiVersion, name string
+	namespace              string // metadata.namespace, "" when not written
 	// schema is true for the kinds whose schema kvlint knows (built-in
 	// workloads and LeaderWorkerSet): a wrongly typed field there is an
 	// error, where in an unknown CRD it may be something else entirely.
@@ -117,5 +134,35 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	} else {
 		o.name = strings.ToLower(kind)
 	}
+	if s, ok := yamlsrc.Str(yamlsrc.Get(meta, "namespace")); ok && !isPlaceholder(s) {
+		o.namespace = s
+	}
+	if kind == "Service" && apiVersion == "v1" {
+		p.service(o, meta, n)
+		return
+	}
 	p.walk(o, n, nil, 0)
+}
+
+// service records a Service's name and selector (core/v1 ServiceSpec
+// .selector: "Route service traffic to pods with label keys and values
+// matching this selector"). A Service without a selector, or with a
+// templated name, routes to nothing kvlint can match.
+func (p *parser) service(o *object, meta, n *yaml.Node) {
+	nameNode := yamlsrc.Get(meta, "name")
+	if nameNode == nil || isPlaceholder(o.name) {
+		return
+	}
+	sel := map[string]string{}
+	for _, pr := range yamlsrc.Pairs(yamlsrc.Path(n, "spec", "selector")) {
+		v, ok := yamlsrc.Str(pr.Value)
+		if !ok || isPlaceholder(v) || isPlaceholder(pr.Key.Value) {
+			return // a selector kvlint cannot read would match the wrong pods
+		}
+		sel[pr.Key.Value] = v
+	}
+	if len(sel) == 0 {
+		return
+	}
+	p.services = append(p.services, deploy.Service{Name: o.name, Namespace: o.namespace, Selector: sel, Span: p.src.NodeSpan(nameNode)})
 }

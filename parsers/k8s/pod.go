@@ -12,7 +12,8 @@ import (
 
 // pod is what a pod template tells about every container in it.
 type pod struct {
-	name     string // object name plus role path
+	name      string // object name plus role path
+	namespace string
 	replicas deploy.Value
 	labels   deploy.Labels
 	gpu      deploy.Value
@@ -22,7 +23,7 @@ type pod struct {
 }
 
 func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml.Node) {
-	pd := &pod{name: o.name}
+	pd := &pod{name: o.name, namespace: o.namespace}
 	for _, s := range path {
 		if s.role != "" {
 			pd.name += "/" + s.role
