@@ -14,9 +14,9 @@ import (
 type pod struct {
 	name      string // object name plus role path
 	namespace string
-	replicas deploy.Value
-	labels   deploy.Labels
-	gpu      deploy.Value
+	replicas  deploy.Value
+	labels    deploy.Labels
+	gpu       deploy.Value
 	// injected are variables the controller sets in every container before
 	// the container's own env (LeaderWorkerSet's LWS_*).
 	injected []envVar
