@@ -39,6 +39,9 @@ type Config struct {
 	// config.json (or its directory), relative to this file, or the id of a
 	// model in kvlint's catalog.
 	Models map[string]string `yaml:"models"`
+	// Ignore suppresses findings by path and rule, with a reason and an
+	// optional expiry date (see IgnoreEntry).
+	Ignore []IgnoreEntry `yaml:"ignore"`
 
 	// Path is where the file was read from ("" when none was found); Dir is
 	// its directory, against which relative paths in it resolve.
