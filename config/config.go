@@ -42,6 +42,11 @@ type Config struct {
 	// Ignore suppresses findings by path and rule, with a reason and an
 	// optional expiry date (see IgnoreEntry).
 	Ignore []IgnoreEntry `yaml:"ignore"`
+	// Isolation says how tenants are kept apart (see isolation.go).
+	Isolation Isolation `yaml:"isolation"`
+	// Deployments overrides tenancy and isolation per deployment, keyed by
+	// the name kvlint gives it (shown by kvlint check and capacity).
+	Deployments map[string]DeploymentSettings `yaml:"deployments"`
 
 	// Path is where the file was read from ("" when none was found); Dir is
 	// its directory, against which relative paths in it resolve.
@@ -110,5 +115,5 @@ func (c *Config) validate() error {
 	if c.ExpectedConcurrency < 0 {
 		return fmt.Errorf("expected_concurrency must not be negative, got %d", c.ExpectedConcurrency)
 	}
-	return nil
+	return c.validateIsolation()
 }

@@ -12,6 +12,8 @@ func FuzzParse(f *testing.F) {
 		"gpu: [\n",
 		"&a [*a, *a]\n",
 		"tenancy: 3\n",
+		"isolation: {cache_salt: gateway, per_tenant_deployments: true}\ndeployments: {a: {tenancy: single}}\n",
+		"deployments: {\"\": {isolation: {external_kv: x}}}\n",
 	} {
 		f.Add([]byte(seed))
 	}
