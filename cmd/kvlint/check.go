@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/sarif"
 )
 
 // commonFlags are the settings check and capacity share.
@@ -20,6 +22,7 @@ type commonFlags struct {
 	gpu        string
 	configPath string
 	exclude    []string
+	engine     *rules.Engine // set by analyse: the rules that ran
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -32,9 +35,6 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 
 // analyse validates the shared flags, loads the configuration and runs the pipeline.
 func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Result, *config.Config, error) {
-	if f.format != "text" && f.format != "json" {
-		return nil, nil, usagef("--format must be text or json, not %q", f.format)
-	}
 	switch deploy.Tenancy(f.tenancy) {
 	case "", deploy.TenancyMulti, deploy.TenancySingle:
 	default:
@@ -57,6 +57,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the rules: %w", err)
 	}
+	f.engine = engine
 	res, err := check.Run(ctx, engine, check.Options{
 		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 	})
@@ -65,7 +66,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 
 func newCheckCmd() *cobra.Command {
 	var flags commonFlags
-	var failOn string
+	var failOn, outputPath, category string
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
 		Short: "Find KV-cache capacity and isolation mistakes in deployment files",
@@ -76,6 +77,10 @@ KV-cache pool each will allocate, and reports what the rules find.
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 3 some input could not be analysed (reported; the rest is still checked).`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
+			outs, err := parseOutputs(flags.format, outputPath)
+			if err != nil {
+				return err
+			}
 			res, cfg, err := flags.analyse(cmd.Context(), paths)
 			if err != nil {
 				return err
@@ -90,19 +95,24 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 			if err != nil {
 				return usagef("--fail-on: %v", err)
 			}
-			out := cmd.OutOrStdout()
-			if flags.format == "json" {
-				err = report.CheckJSON(out, res)
-			} else {
-				err = report.CheckText(out, res)
+			// The exit code is decided before anything is written: the
+			// SARIF log records it (invocations[0].exitCode).
+			exit := exitFor(res, threshold)
+			code := exitClean
+			if ee := (exitError{}); errors.As(exit, &ee) {
+				code = ee.code
 			}
-			if err != nil {
+			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category}
+			if err := writeOutputs(cmd.OutOrStdout(), outs, run); err != nil {
 				return err
 			}
-			return exitFor(res, threshold)
+			return exit
 		},
 	}
 	flags.register(cmd)
+	cmd.Flags().Lookup("format").Usage = "output formats, comma-separated: text, json, sarif, github; FORMAT=FILE writes a file (at most one goes to standard output)"
+	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
+	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
 	return cmd
 }
@@ -128,6 +138,9 @@ func newCapacityCmd() *cobra.Command {
 		Use:   "capacity [PATH...]",
 		Short: "Show the KV-cache pool each server will allocate, and how it was computed",
 		RunE: func(cmd *cobra.Command, paths []string) error {
+			if flags.format != "text" && flags.format != "json" {
+				return usagef("--format must be text or json, not %q", flags.format)
+			}
 			res, _, err := flags.analyse(cmd.Context(), paths)
 			if err != nil {
 				return err

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/report"
+	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/sarif"
+)
+
+// checkFormats are the formats kvlint check writes.
+var checkFormats = []string{"text", "json", "sarif", "github"}
+
+// output is one rendering of a run and where it goes.
+type output struct {
+	format string
+	path   string // "" is standard output
+}
+
+// parseOutputs reads check's --format and --output. --format is a
+// comma-separated list of FORMAT or FORMAT=PATH ("sarif=kvlint.sarif,text");
+// a format without a path goes to standard output, so at most one may lack
+// one. --output sends that one to a file instead. "-" as a path is
+// standard output.
+func parseOutputs(spec, outputPath string) ([]output, error) {
+	var outs []output
+	stdout := -1
+	for item := range strings.SplitSeq(spec, ",") {
+		item = strings.TrimSpace(item)
+		format, path, hasPath := strings.Cut(item, "=")
+		if item == "" {
+			return nil, usagef("--format %q: an empty entry; write FORMAT or FORMAT=FILE, separated by commas", spec)
+		}
+		if !slices.Contains(checkFormats, format) {
+			return nil, usagef("--format: unknown format %q: want %s", format, strings.Join(checkFormats, ", "))
+		}
+		if hasPath && path == "" {
+			return nil, usagef("--format %s=: no file name after =", format)
+		}
+		if path == "-" {
+			path = ""
+		}
+		if path == "" {
+			if stdout >= 0 {
+				return nil, usagef("--format: %s and %s would both write to standard output; give one of them a file (%s=FILE)",
+					outs[stdout].format, format, format)
+			}
+			stdout = len(outs)
+		}
+		outs = append(outs, output{format: format, path: path})
+	}
+	if outputPath != "" && outputPath != "-" {
+		if stdout < 0 {
+			return nil, usagef("--output %s: every format already has its own file", outputPath)
+		}
+		outs[stdout].path = outputPath
+	}
+	seen := map[string]string{}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if prev, dup := seen[o.path]; dup {
+			return nil, usagef("--format: %s and %s would both write %s", prev, o.format, o.path)
+		}
+		seen[o.path] = o.format
+	}
+	return outs, nil
+}
+
+// checkRun is what the renderers of kvlint check need.
+type checkRun struct {
+	res      *check.Result
+	rules    []rules.Rule
+	exitCode int // known before anything is written: SARIF records it
+	category string
+}
+
+// render produces one format of the run in memory, so a file is written
+// whole or not at all.
+func (r checkRun) render(format string) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "text":
+		err = report.CheckText(&buf, r.res)
+	case "json":
+		err = report.CheckJSON(&buf, r.res)
+	case "github":
+		err = report.CheckGitHub(&buf, r.res)
+	case "sarif":
+		err = sarif.Write(&buf, sarif.Log{
+			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers,
+			ExitCode: r.exitCode, Version: versionString(), Category: r.category,
+		})
+	default:
+		err = fmt.Errorf("no renderer for format %q", format)
+	}
+	return buf.Bytes(), err
+}
+
+// writeOutputs renders every output and writes it: files first, standard
+// output last, so what a terminal shows comes after any file is in place.
+func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
+	ordered := slices.Clone(outs)
+	slices.SortStableFunc(ordered, func(a, b output) int {
+		return boolRank(a.path == "") - boolRank(b.path == "")
+	})
+	for _, o := range ordered {
+		data, err := r.render(o.format)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", o.format, err)
+		}
+		if o.path == "" {
+			if _, err := stdout.Write(data); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(o.path, data, 0o644); err != nil {
+			// The file was named on the command line: a usage error (exit 2).
+			return usagef("writing the %s output: %v", o.format, err)
+		}
+	}
+	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
