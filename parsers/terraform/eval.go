@@ -1,0 +1,332 @@
+package terraform
+
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// eval evaluates e and gives every leaf of the result its site. scope is the
+// name the result is bound to ("local.x"); "" for an argument read where it
+// is written.
+func (m *module) eval(e hcl.Expression, ctx *hcl.EvalContext, scope string) cty.Value {
+	v, ds := e.Value(ctx)
+	m.evalDiags(ds)
+	return m.attach(e, v, ctx, scope)
+}
+
+// attach moves the sites a value brought from the names e reads (var.x,
+// local.y, each.value) one hop on, to e, and gives a site to every leaf e
+// wrote itself.
+func (m *module) attach(e hcl.Expression, v cty.Value, ctx *hcl.EvalContext, scope string) cty.Value {
+	refs := m.references(e)
+	v = transformLeaves(v, func(leaf cty.Value) cty.Value {
+		ss := sitesOf(leaf)
+		if len(ss) == 0 {
+			return leaf
+		}
+		out := make(cty.ValueMarks)
+		bare, marks := leaf.Unmark()
+		for mk := range marks {
+			if s, ok := mk.(*site); ok {
+				out[m.hop(m.settle(s, refs), refs, scope)] = struct{}{}
+			} else {
+				out[mk] = struct{}{}
+			}
+		}
+		return bare.WithMarks(out)
+	})
+	return m.syntactic(e, v, ctx, scope, false)
+}
+
+// reference is one traversal an expression reads, by the name sites are
+// bound to.
+type reference struct {
+	rng  hcl.Range // the whole traversal (data.x.y.value)
+	root hcl.Range // the part that names the bound value (data.x.y)
+}
+
+// references lists the names e reads, each at its first occurrence.
+func (m *module) references(e hcl.Expression) map[string]reference {
+	out := map[string]reference{}
+	for _, t := range e.Variables() {
+		name, n := m.refName(t)
+		if name == "" {
+			continue
+		}
+		if _, seen := out[name]; !seen {
+			out[name] = reference{rng: t.SourceRange(), root: t[:n].SourceRange()}
+		}
+	}
+	return out
+}
+
+// refName is the name a traversal reads values under, and how many of its
+// steps that name takes: var.x, local.x, each.value, count.index,
+// module.x, data.t.x, t.x for a resource, and a bare name for the
+// variables of a template (templatefile's second argument).
+func (m *module) refName(t hcl.Traversal) (string, int) {
+	root := t.RootName()
+	parts := 2
+	switch root {
+	case "path", "self":
+		return "", 0
+	case "var", "local", "each", "count", "module", "terraform":
+	case "data":
+		parts = 3
+	default:
+		if _, ok := m.resTypes[root]; !ok {
+			return root, 1
+		}
+	}
+	if len(t) < parts {
+		return "", 0
+	}
+	name := root
+	for _, step := range t[1:parts] {
+		a, ok := step.(hcl.TraverseAttr)
+		if !ok {
+			return "", 0
+		}
+		name += "." + a.Name
+	}
+	return name, parts
+}
+
+// hop moves s on through the reference e makes to the name it is bound to.
+// An unknown value takes the reference's text and position the first time
+// it is read: "data.x.y.value" where it was used says more than the data
+// block.
+func (m *module) hop(s *site, refs map[string]reference, scope string) *site {
+	r, ok := refs[s.ref]
+	if !ok {
+		return s.rebind(scope)
+	}
+	span := m.fs.span(r.rng)
+	if s.unknown != "" && len(s.via) == 0 && !s.input {
+		c := *s
+		c.via = appendSpan(nil, s.span())
+		c.f = m.fs[r.rng.Filename]
+		c.start, c.end = r.rng.Start.Byte, r.rng.End.Byte
+		c.unknown = m.fs.text(r.rng)
+		c.ref = scope
+		return &c
+	}
+	return s.hop(span, scope)
+}
+
+// syntactic gives a site to the leaves of v that have none, following the
+// expression's structure where it mirrors the value's: each element of a
+// tuple literal, each attribute of an object literal, each part of a
+// template points at its own text.
+func (m *module) syntactic(e hcl.Expression, v cty.Value, ctx *hcl.EvalContext, scope string, input bool) cty.Value {
+	switch x := e.(type) {
+	case *hclsyntax.TemplateWrapExpr:
+		return m.syntactic(x.Wrapped, v, ctx, scope, input)
+	case *hclsyntax.ParenthesesExpr:
+		return m.syntactic(x.Expression, v, ctx, scope, input)
+	case *hclsyntax.TupleConsExpr:
+		ty := v.Type()
+		if v.IsKnown() && !v.IsNull() && !v.IsMarked() && ty.IsTupleType() && v.LengthInt() == len(x.Exprs) {
+			elems := v.AsValueSlice()
+			for i := range elems {
+				elems[i] = m.syntactic(x.Exprs[i], elems[i], ctx, scope, input)
+			}
+			return cty.TupleVal(elems)
+		}
+	case *hclsyntax.ObjectConsExpr:
+		ty := v.Type()
+		if v.IsKnown() && !v.IsNull() && !v.IsMarked() && ty.IsObjectType() {
+			attrs := v.AsValueMap()
+			for _, item := range x.Items {
+				k, ds := item.KeyExpr.Value(ctx)
+				if ds.HasErrors() || !k.IsKnown() || k.IsMarked() || k.IsNull() {
+					continue
+				}
+				ks, err := convert.Convert(k, cty.String)
+				if err != nil {
+					continue
+				}
+				if a, ok := attrs[ks.AsString()]; ok {
+					attrs[ks.AsString()] = m.syntactic(item.ValueExpr, a, ctx, scope, input)
+				}
+			}
+			return cty.ObjectVal(attrs)
+		}
+	case *hclsyntax.TemplateExpr:
+		if v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
+			if s := m.template(x, v, ctx, scope, input); s != nil {
+				return withSite(v, s)
+			}
+		}
+	}
+	return m.leaves(e, v, scope, input)
+}
+
+// leaves gives a site at e to every leaf of v that has none.
+func (m *module) leaves(e hcl.Expression, v cty.Value, scope string, input bool) cty.Value {
+	r := e.Range()
+	f := m.fs[r.Filename]
+	return transformLeaves(v, func(leaf cty.Value) cty.Value {
+		if hasSite(leaf) {
+			return leaf
+		}
+		s := &site{f: f, start: r.Start.Byte, end: r.End.Byte, ref: scope, input: input}
+		if !leaf.IsKnown() {
+			s.unknown = strings.TrimSpace(m.fs.text(r))
+		}
+		return withSite(leaf, s)
+	})
+}
+
+// template builds the byte map of a string template: literal parts map to
+// their source bytes, interpolations to where their values came from. It
+// returns nil when the parts do not add up to the value (which leaves the
+// whole template as the site).
+func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalContext, scope string, input bool) *site {
+	r := x.Range()
+	f := m.fs[r.Filename]
+	if f == nil {
+		return nil
+	}
+	whole, _ := v.Unmark()
+	want := whole.AsString()
+	var b strings.Builder
+	var at []bytePos
+	bases := map[*site]*site{}
+	for _, part := range x.Parts {
+		if lit, ok := part.(*hclsyntax.LiteralValueExpr); ok && lit.Val.Type() == cty.String && !lit.Val.IsMarked() {
+			s := lit.Val.AsString()
+			pr := lit.Range()
+			base := &site{f: f, start: pr.Start.Byte, end: pr.End.Byte, input: input}
+			offs := alignLiteral(f.data, pr.Start.Byte, pr.End.Byte, s)
+			for i := range len(s) {
+				off := -1
+				if offs != nil {
+					off = offs[i]
+				}
+				at = append(at, bytePos{s: base, off: off})
+			}
+			b.WriteString(s)
+			continue
+		}
+		pv, _ := part.Value(ctx)
+		pv = m.attach(part, pv, ctx, scope)
+		sv, err := convert.Convert(pv, cty.String)
+		if err != nil {
+			return nil
+		}
+		bare, _ := sv.Unmark()
+		if !bare.IsKnown() || bare.IsNull() {
+			return nil
+		}
+		s := bare.AsString()
+		at = append(at, partBytes(sv, s, bases)...)
+		b.WriteString(s)
+	}
+	if b.String() != want || len(at) != len(want) {
+		return nil
+	}
+	if len(x.Parts) == 1 {
+		if lit, ok := x.Parts[0].(*hclsyntax.LiteralValueExpr); ok {
+			r = lit.Range() // a plain string: its content, inside the quotes
+		}
+	}
+	return &site{f: f, start: r.Start.Byte, end: r.End.Byte, ref: scope, input: input, text: want, at: at}
+}
+
+// partBytes maps the bytes of an interpolated value: through its own byte
+// map when it has one, else each byte to the value's site as a whole. The
+// sites in the map carry the chain the value travelled (bases caches one
+// copy per original).
+func partBytes(v cty.Value, s string, bases map[*site]*site) []bytePos {
+	out := make([]bytePos, len(s))
+	p, _ := primary(sitesOf(v))
+	if p == nil {
+		for i := range out {
+			out[i] = bytePos{off: -1}
+		}
+		return out
+	}
+	if p.at != nil && p.text == s {
+		for i, b := range p.at {
+			out[i] = bytePos{s: carry(b.s, p, bases), off: b.off}
+		}
+		return out
+	}
+	whole := carry(p, nil, bases)
+	for i := range out {
+		out[i] = bytePos{s: whole, off: -1}
+	}
+	return out
+}
+
+// carry is a simple site standing for b with the chain of the value it was
+// part of (outer), so a byte map that goes through several templates keeps
+// every hop.
+func carry(b, outer *site, bases map[*site]*site) *site {
+	if b == nil {
+		return nil
+	}
+	if c, ok := bases[b]; ok {
+		return c
+	}
+	c := &site{f: b.f, start: b.start, end: b.end, input: b.input, unknown: b.unknown,
+		via: copySpans(b.via), pending: b.pending, pendingAt: b.pendingAt}
+	if outer != nil {
+		if outer.pending != "" {
+			c.pending, c.pendingAt = outer.pending, len(c.via)+outer.pendingAt
+		}
+		for _, v := range outer.via {
+			c.via = appendSpan(c.via, v)
+		}
+		c.input = c.input || outer.input
+	}
+	bases[b] = c
+	return c
+}
+
+// settle adds the hops a site (or the sites of its byte map) still owes to
+// references e makes (see site.pending).
+func (m *module) settle(s *site, refs map[string]reference) *site {
+	owes := s.pending != ""
+	for _, b := range s.at {
+		if b.s != nil && b.s.pending != "" {
+			owes = true
+			break
+		}
+	}
+	if !owes {
+		return s
+	}
+	done := map[*site]*site{}
+	var pay func(*site) *site
+	pay = func(x *site) *site {
+		if x == nil || x.pending == "" {
+			return x
+		}
+		if c, ok := done[x]; ok {
+			return c
+		}
+		c := *x
+		if r, ok := refs[x.pending]; ok {
+			at := min(max(x.pendingAt, 0), len(x.via))
+			via := append(copySpans(x.via[:at]), m.fs.span(r.rng))
+			c.via = append(via, x.via[at:]...)
+			c.pending = ""
+		}
+		done[x] = &c
+		return &c
+	}
+	c := *pay(s)
+	if s.at != nil {
+		c.at = make([]bytePos, len(s.at))
+		for i, b := range s.at {
+			c.at[i] = bytePos{s: pay(b.s), off: b.off}
+		}
+	}
+	return &c
+}

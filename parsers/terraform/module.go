@@ -1,0 +1,224 @@
+package terraform
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// maxFileSize bounds one file of a module, as parsers.Discover bounds files.
+const maxFileSize = 16 << 20
+
+// module is one Terraform module being evaluated.
+type module struct {
+	dir  string // as given, for spans
+	abs  string // absolute and symlink-free, for confining file access
+	opt  Options
+	fs   files
+	errs []*deploy.Error
+
+	// syntaxBroken is set when a .tf file did not parse: references into
+	// what it would have declared then fail, and those failures are
+	// consequences, not news.
+	syntaxBroken bool
+	reported     map[deploy.Span]bool
+
+	variables map[string]*variable
+	varOrder  []string
+	locals    map[string]*hclsyntax.Attribute
+	localOrd  []string
+	blocks    []*hclsyntax.Block // resource blocks in file order
+	data      map[string]map[string]*hclsyntax.Block
+	modules   map[string]*hclsyntax.Block
+	resTypes  map[string]map[string]*hclsyntax.Block
+
+	varVals   map[string]cty.Value
+	localVals map[string]cty.Value
+	servers   []*deploy.Server
+
+	funcs         map[string]function.Function
+	templateDepth int
+}
+
+func newModule(dir string, opt Options) *module {
+	m := &module{dir: dir, opt: opt, fs: files{}, reported: map[deploy.Span]bool{},
+		variables: map[string]*variable{}, locals: map[string]*hclsyntax.Attribute{},
+		data: map[string]map[string]*hclsyntax.Block{}, modules: map[string]*hclsyntax.Block{},
+		resTypes: map[string]map[string]*hclsyntax.Block{},
+		varVals:  map[string]cty.Value{}, localVals: map[string]cty.Value{}}
+	if abs, err := filepath.Abs(dir); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		m.abs = abs
+	}
+	return m
+}
+
+func (m *module) errorf(span deploy.Span, format string, args ...any) {
+	e := deploy.Errorf(span, format, args...)
+	m.errs = append(m.errs, e)
+}
+
+// diags reports the errors among HCL diagnostics, once per position.
+func (m *module) diags(ds hcl.Diagnostics) {
+	for _, d := range ds {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		span := deploy.Span{File: m.dir}
+		if d.Subject != nil {
+			span = m.fs.span(*d.Subject)
+		}
+		if m.reported[span] {
+			continue
+		}
+		m.reported[span] = true
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += ": " + d.Detail
+		}
+		m.errs = append(m.errs, &deploy.Error{Span: span, Message: msg})
+	}
+}
+
+// evalDiags reports diagnostics of evaluation, unless a syntax error already
+// explains them.
+func (m *module) evalDiags(ds hcl.Diagnostics) {
+	if m.syntaxBroken {
+		return
+	}
+	m.diags(ds)
+}
+
+// readFile reads a file of the module, refusing anything too large.
+func readFile(p string) ([]byte, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, errors.New("is a directory, expected a file")
+	}
+	if info.Size() > maxFileSize {
+		return nil, errors.New("file is larger than 16 MiB; not read")
+	}
+	return os.ReadFile(p)
+}
+
+// load parses the module's .tf files and records its declarations. It
+// returns false when the directory could not be read at all.
+func (m *module) load() bool {
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		m.errorf(deploy.Span{File: m.dir}, "%s", describe(err))
+		return false
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".tf") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(m.dir, n)
+		data, err := readFile(p)
+		if err != nil {
+			m.errorf(deploy.Span{File: p}, "%s", describe(err))
+			continue
+		}
+		m.fs[p] = newFile(p, data)
+		f, ds := hclsyntax.ParseConfig(data, p, hcl.InitialPos)
+		if ds.HasErrors() {
+			m.syntaxBroken = true
+			m.diags(ds)
+		}
+		if f == nil {
+			continue
+		}
+		body, ok := f.Body.(*hclsyntax.Body)
+		if !ok {
+			continue
+		}
+		m.declare(body)
+	}
+	return true
+}
+
+// declare records the blocks of one file.
+func (m *module) declare(body *hclsyntax.Body) {
+	for _, b := range body.Blocks {
+		switch b.Type {
+		case "variable":
+			if len(b.Labels) == 1 {
+				m.declareVariable(b)
+			}
+		case "locals":
+			for _, a := range sortedAttributes(b.Body) {
+				if prev, dup := m.locals[a.Name]; dup {
+					m.errorf(m.fs.span(a.NameRange), "local.%s is defined twice; the first definition is at %s",
+						a.Name, m.fs.span(prev.NameRange))
+					continue
+				}
+				m.locals[a.Name] = a
+				m.localOrd = append(m.localOrd, a.Name)
+			}
+		case "resource":
+			if len(b.Labels) == 2 {
+				if m.resTypes[b.Labels[0]] == nil {
+					m.resTypes[b.Labels[0]] = map[string]*hclsyntax.Block{}
+				}
+				m.resTypes[b.Labels[0]][b.Labels[1]] = b
+				m.blocks = append(m.blocks, b)
+			}
+		case "data":
+			if len(b.Labels) == 2 {
+				if m.data[b.Labels[0]] == nil {
+					m.data[b.Labels[0]] = map[string]*hclsyntax.Block{}
+				}
+				m.data[b.Labels[0]][b.Labels[1]] = b
+			}
+		case "module":
+			if len(b.Labels) == 1 {
+				m.modules[b.Labels[0]] = b
+			}
+		}
+	}
+}
+
+// sortedAttributes returns a body's attributes in source order (the body
+// keeps them in a map).
+func sortedAttributes(b *hclsyntax.Body) []*hclsyntax.Attribute {
+	out := make([]*hclsyntax.Attribute, 0, len(b.Attributes))
+	for _, a := range b.Attributes {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].SrcRange.Start.Byte < out[j].SrcRange.Start.Byte })
+	return out
+}
+
+// describe turns a filesystem error into a message without the path, which
+// the diagnostic's span already names.
+func describe(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}

@@ -1,0 +1,74 @@
+// Package terraform finds engine launches in a Terraform module: the
+// kubernetes_* resources (deployment, stateful set, daemon set, pod, job,
+// cron job), kubernetes_manifest, and helm_release with a local chart.
+//
+// A module is a directory. Its *.tf files are parsed with hashicorp/hcl/v2
+// and evaluated as Terraform would plan them, as far as that is possible
+// without providers, state or a network:
+//   - input variables come from their defaults, then TF_VAR_name in the
+//     environment, terraform.tfvars, terraform.tfvars.json, *.auto.tfvars
+//     and *.auto.tfvars.json in lexical order, then each --tf-var-file in
+//     order; the last one wins (Terraform's variable precedence);
+//   - locals are evaluated in dependency order; a cycle is an error at the
+//     local that starts it;
+//   - the functions these files use come from go-cty's standard library,
+//     plus Terraform's own file, templatefile, yamlencode, yamldecode,
+//     fileexists and friends, with file access confined to the module
+//     directory;
+//   - count and for_each with known values give one instance each.
+//
+// What cannot be known statically is an unknown value, never a guess: data
+// sources, resource attributes, module outputs, terraform.workspace,
+// timestamp() and uuid(), and count/for_each that depend on them. Such a
+// value reaches the server as deploy.Value{Known: false} with the
+// expression's source text as Raw.
+//
+// Provenance: every leaf of every value carries the place it was written
+// (as a cty mark), and the references it travelled through. A flag whose
+// value was set in terraform.tfvars is reported there (the line the user
+// edits), with the variable declaration, any locals, and the resource
+// argument as its Via chain.
+//
+// The Kubernetes resources are turned into the manifest the provider would
+// send (spec { template { spec { container { ... } } } } becomes
+// spec.template.spec.containers[]) and handed to parsers/k8s, so every
+// Kubernetes rule (env $(VAR) expansion, sh -c scripts, GPU node labels)
+// applies unchanged; its spans are mapped back to the HCL.
+package terraform
+
+import (
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Source is the value of deploy.Server.Source for servers found here.
+const Source = "terraform"
+
+// Options are the settings a run applies to every module it checks.
+type Options struct {
+	// VarFiles are --tf-var-file files, applied in order after the
+	// module's own tfvars files. Relative paths are relative to the
+	// working directory, as for terraform -var-file.
+	VarFiles []string
+	// Environ is the environment ("NAME=value") TF_VAR_name variables are
+	// read from; nil reads none. Tests inject it; the CLI passes the
+	// process environment.
+	Environ []string
+	// HelmRender renders a helm_release with a local chart. nil reports
+	// every such release as an error rather than passing over it.
+	HelmRender HelmRenderer
+}
+
+// ParseModule evaluates the Terraform module in dir and returns the servers
+// its resources launch. Errors are input that could not be analysed (a
+// syntax error, a function that failed, a cycle among locals); the rest of
+// the module is still read.
+func ParseModule(dir string, opt Options) ([]*deploy.Server, []*deploy.Error) {
+	m := newModule(dir, opt)
+	if !m.load() {
+		return nil, m.errs
+	}
+	m.inputs()
+	m.evalLocals()
+	m.resources()
+	return m.servers, m.errs
+}
