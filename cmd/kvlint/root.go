@@ -66,6 +66,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
+	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	return root
 }
 
