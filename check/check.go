@@ -22,6 +22,11 @@ type Options struct {
 	Tenancy deploy.Tenancy // --tenancy
 	GPU     string         // --gpu
 	Exclude []string       // --exclude, gitignore-style
+	// TFVarFiles are --tf-var-file files, applied to every Terraform module.
+	TFVarFiles []string
+	// Environ is the environment TF_VAR_* variables are read from ("NAME=value");
+	// nil reads none. The CLI passes the process environment.
+	Environ []string
 }
 
 // Result is everything one run learned, in a deterministic order.
@@ -45,7 +50,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 
 	files, errs := parsers.Discover(opt.Paths, ig)
 	res := &Result{Errors: errs}
-	res.Servers, errs = parsers.ParseFiles(files)
+	res.Servers, errs = parsers.ParseFilesWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ})
 	res.Errors = append(res.Errors, errs...)
 
 	copt := capacityOptions(cfg, opt.GPU)

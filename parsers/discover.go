@@ -25,6 +25,9 @@ const (
 	KindDockerfile Kind = "dockerfile"
 	KindCompose    Kind = "compose"
 	KindKubernetes Kind = "kubernetes"
+	// KindTerraform is a Terraform module: File.Path is the directory that
+	// holds its *.tf files (one entry per directory, however many files).
+	KindTerraform Kind = "terraform"
 	// KindUnsupported is a file that can define a server in a format kvlint
 	// does not analyse yet (Helm templates, Terraform). It is reported, never
 	// silently passed over, when it mentions an engine.
@@ -71,6 +74,8 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			kind, ok, err := classify(root, true)
 			if err != nil {
 				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
+			} else if ok && kind == KindTerraform {
+				add(File{Path: filepath.Dir(root), Kind: kind}) // a .tf or .tfvars file names its module
 			} else if ok {
 				add(File{Path: root, Kind: kind})
 			} else {
@@ -109,6 +114,10 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			kind, ok, err := classify(p, false)
 			if err != nil {
 				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: describeFSError(err)})
+			} else if ok && kind == KindTerraform {
+				if strings.HasSuffix(p, ".tf") { // tfvars files belong to the module of their .tf files
+					add(File{Path: filepath.Dir(p), Kind: kind})
+				}
 			} else if ok {
 				add(File{Path: p, Kind: kind})
 			}
@@ -143,8 +152,10 @@ func classify(p string, explicit bool) (Kind, bool, error) {
 			return unsupportedIfEngine(p)
 		}
 		return KindKubernetes, true, nil
-	case ext == ".tpl" && inChartTemplates(p), ext == ".tf" || ext == ".tfvars":
+	case ext == ".tpl" && inChartTemplates(p):
 		return unsupportedIfEngine(p)
+	case ext == ".tf" || ext == ".tfvars":
+		return KindTerraform, true, nil
 	case ext == "":
 		head, err := readHead(p, 128)
 		if err != nil {

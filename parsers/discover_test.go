@@ -67,7 +67,7 @@ func TestDiscoverClassifiesAndIgnores(t *testing.T) {
 		"keep/wanted.yaml":               KindKubernetes,
 		"chart/Chart.yaml":               KindKubernetes,
 		"chart/templates/lws.yaml":       KindUnsupported,
-		"infra/main.tf":                  KindUnsupported,
+		"infra":                          KindTerraform, // one module per directory of *.tf files
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("discovered\n got %v\nwant %v", got, want)

@@ -11,12 +11,29 @@ import (
 	"github.com/kvlint/kvlint/parsers/flags"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/terraform"
 )
+
+// Options are settings from the command line that reach the parsers.
+type Options struct {
+	// TFVarFiles are --tf-var-file files, applied in order to every
+	// Terraform module after its own tfvars files.
+	TFVarFiles []string
+	// Environ is the environment ("NAME=value") TF_VAR_name variables are
+	// read from; nil reads none.
+	Environ []string
+}
 
 // Parse reads one discovered file and returns the servers it launches. Errors
 // describe input that could not be analysed; servers found before or after a
 // bad part of the file are still returned.
-func Parse(f File) ([]*deploy.Server, []*deploy.Error) {
+func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Options{}) }
+
+// ParseWith is Parse with settings from the command line.
+func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
+	if f.Kind == KindTerraform {
+		return terraform.ParseModule(f.Path, terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ})
+	}
 	data, err := readBounded(f.Path)
 	if err != nil {
 		return nil, []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: describeFSError(err)}}
@@ -41,6 +58,11 @@ func Parse(f File) ([]*deploy.Server, []*deploy.Error) {
 // file order, whatever order the workers finish in, so output is
 // deterministic.
 func ParseFiles(files []File) ([]*deploy.Server, []*deploy.Error) {
+	return ParseFilesWith(files, Options{})
+}
+
+// ParseFilesWith is ParseFiles with settings from the command line.
+func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 	p := ParseFileSet(files)
 	return p.Servers, p.Errors
 }

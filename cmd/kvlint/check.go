@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ type commonFlags struct {
 	gpu        string
 	configPath string
 	exclude    []string
+	tfVarFiles []string
 	engine     *rules.Engine // set by analyse: the rules that ran
 }
 
@@ -31,6 +33,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU the servers run on when their files don't say (e.g. H100-80GB)")
 	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
+	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
 }
 
 // analyse validates the shared flags, loads the configuration and runs the pipeline.
@@ -60,6 +63,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 	f.engine = engine
 	res, err := check.Run(ctx, engine, check.Options{
 		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
+		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 	})
 	return res, cfg, err
 }
