@@ -42,6 +42,10 @@ type Value struct {
 	Known bool   `json:"known"`
 	Span  Span   `json:"span"`
 	Via   []Span `json:"via,omitempty"`
+	// Inferred is set when Span was matched to the value by its text and
+	// key name rather than traced (a Helm template that computed on a
+	// values leaf, so the leaf's own text never reached the output).
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // Known returns a known value written at span.

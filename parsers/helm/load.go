@@ -1,0 +1,192 @@
+package helm
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+)
+
+// maxChartSize bounds what a chart may hold in all; Helm's own archive
+// loader stops at 100 MiB per file, charts are kilobytes.
+const maxChartSize = 64 << 20
+
+// loaded is a chart and where each of its (sub)charts lives, so a template
+// name Helm reports ("mychart/charts/sub/templates/x.yaml") maps to a file.
+type loaded struct {
+	chart *chart.Chart
+	// bases maps a chart's full path (Chart.ChartFullPath) to the directory
+	// holding it, as the user would write it ("charts/sglang"), or, for a
+	// chart inside an archive, the archive path plus the chart's path in it.
+	bases map[string]string
+	// valueSpans indexes each (sub)chart's values.yaml, by full path.
+	valueSpans map[string]spans
+}
+
+// loadChart loads a chart directory or archive with Helm's loader.
+func loadChart(name string) (*loaded, *deploy.Error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, deploy.Errorf(deploy.Span{File: name}, "chart: %s", describeErr(err))
+	}
+	if !info.IsDir() && info.Size() > maxChartSize {
+		return nil, deploy.Errorf(deploy.Span{File: name}, "chart archive is larger than 64 MiB; not read")
+	}
+	c, err := safeLoad(name)
+	if err != nil {
+		return nil, chartLoadError(name, info.IsDir(), err)
+	}
+	l := &loaded{chart: c, bases: map[string]string{}, valueSpans: map[string]spans{}}
+	if info.IsDir() {
+		l.locate(c, name, true)
+	} else {
+		l.locate(c, name+"/"+c.Name(), false)
+	}
+	return l, nil
+}
+
+func safeLoad(name string) (c *chart.Chart, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the chart loader failed: %v", r)
+		}
+	}()
+	return loader.Load(name)
+}
+
+// chartLoadError places a loader error on the file it names: Chart.yaml for
+// metadata problems, else the chart itself.
+func chartLoadError(name string, dir bool, err error) *deploy.Error {
+	msg := err.Error()
+	if dir && strings.Contains(msg, "Chart.yaml") {
+		p := filepath.Join(name, "Chart.yaml")
+		if data, rerr := os.ReadFile(p); rerr == nil {
+			src := yamlsrc.NewSource(p, data)
+			return deploy.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+		}
+	}
+	if dir && strings.Contains(msg, "values.yaml") {
+		p := filepath.Join(name, "values.yaml")
+		if data, rerr := os.ReadFile(p); rerr == nil {
+			src := yamlsrc.NewSource(p, data)
+			return deploy.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+		}
+	}
+	return deploy.Errorf(deploy.Span{File: name}, "chart: %s", msg)
+}
+
+// locate records where chart c and its subcharts live. A subchart lives in
+// charts/<dir>/ (a directory whose Chart.yaml names it) or in an archive
+// charts/<name>-<version>.tgz; an aliased dependency is found by the name of
+// the chart it aliases.
+func (l *loaded) locate(c *chart.Chart, base string, onDisk bool) {
+	full := c.ChartFullPath()
+	if _, done := l.bases[full]; done {
+		return
+	}
+	l.bases[full] = base
+	for _, f := range c.Raw {
+		if f.Name == "values.yaml" {
+			src := yamlsrc.NewSource(path.Join(base, "values.yaml"), f.Data)
+			if onDisk {
+				src = yamlsrc.NewSource(filepath.Join(base, "values.yaml"), f.Data)
+			}
+			if docs, errs := src.Documents(); len(errs) == 0 && len(docs) > 0 {
+				l.valueSpans[full] = indexYAML(src, docs[0].Root, nil)
+			}
+		}
+	}
+	var dirs map[string]string // chart name -> directory under charts/
+	if onDisk {
+		dirs = subchartDirs(base)
+	}
+	for _, dep := range c.Dependencies() {
+		name := dep.Name()
+		orig := name
+		if c.Metadata != nil {
+			for _, d := range c.Metadata.Dependencies {
+				if d != nil && d.Alias == name && d.Name != "" {
+					orig = d.Name
+				}
+			}
+		}
+		if d, ok := dirs[orig]; ok {
+			l.locate(dep, d, true)
+			continue
+		}
+		l.locate(dep, path.Join(base, "charts", orig), false)
+	}
+}
+
+// subchartDirs maps the chart names of the directories under dir/charts to
+// those directories.
+func subchartDirs(dir string) map[string]string {
+	out := map[string]string{}
+	entries, err := os.ReadDir(filepath.Join(dir, "charts"))
+	if err != nil {
+		return out
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, "charts", e.Name())
+		data, err := os.ReadFile(filepath.Join(sub, "Chart.yaml"))
+		if err != nil || len(data) > 1<<20 {
+			continue
+		}
+		var meta struct {
+			Name string `yaml:"name"`
+		}
+		if yaml.Unmarshal(data, &meta) == nil && meta.Name != "" {
+			if _, dup := out[meta.Name]; !dup {
+				out[meta.Name] = sub
+			}
+		}
+	}
+	return out
+}
+
+// templateFile maps a template name as Helm's engine knows it
+// ("mychart/charts/sub/templates/x.yaml") to the file a user edits.
+func (l *loaded) templateFile(name string) string {
+	best := ""
+	for full := range l.bases {
+		if strings.HasPrefix(name, full+"/") && len(full) > len(best) {
+			best = full
+		}
+	}
+	if best == "" {
+		return name
+	}
+	rest := strings.TrimPrefix(name, best+"/")
+	base := l.bases[best]
+	if strings.Contains(base, ".tgz/") || !isDir(base) {
+		return path.Join(base, rest)
+	}
+	return filepath.Join(base, filepath.FromSlash(rest))
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

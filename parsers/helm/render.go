@@ -1,0 +1,369 @@
+package helm
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/releaseutil"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// notesSuffix names the file Helm renders for `helm install` to print, which
+// is no manifest (pkg/action/action.go, renderResources).
+const notesSuffix = "NOTES.txt"
+
+// rendering is one release, rendered with its real values, with what is
+// needed to trace it back.
+type rendering struct {
+	rel Release
+	l   *loaded
+	// top is the render context (.Release, .Capabilities, .Chart) whose
+	// "Values" each render replaces.
+	top chartutil.Values
+	// values are the coalesced values, never handed to a template (a
+	// template may change the maps it gets with set/unset).
+	values map[string]any
+	docs   []spans // user values documents, in order
+	sets   []setOrigin
+	// files are the rendered templates (NOTES.txt removed), by engine name.
+	files    map[string]string
+	manifest string
+	// unknown maps each placeholder put in for a value that is not known
+	// statically to the text the user wrote, and alt to a second
+	// placeholder, to tell what depends on it.
+	unknown map[string]string
+	alt     map[string]string
+}
+
+type setOrigin struct {
+	paths map[string]bool
+	span  deploy.Span
+}
+
+func render(r Release) (*rendering, []*deploy.Error) {
+	if r.Name == "" {
+		r.Name = "release-name"
+	}
+	if r.Namespace == "" {
+		r.Namespace = "default"
+	}
+	l, lerr := loadChart(r.Chart)
+	if lerr != nil {
+		return nil, []*deploy.Error{lerr}
+	}
+	c := l.chart
+	rr := &rendering{rel: r, l: l, unknown: map[string]string{}, alt: map[string]string{}}
+	if e := rr.installable(); e != nil {
+		return nil, []*deploy.Error{e}
+	}
+
+	vals := map[string]any{}
+	for _, v := range r.Values {
+		m, idx, e := readValues(v)
+		if e != nil {
+			return nil, []*deploy.Error{e}
+		}
+		if v.Unknown != nil {
+			rr.markUnknown(m, v.Unknown)
+		}
+		vals = mergeValues(vals, m)
+		rr.docs = append(rr.docs, idx)
+	}
+	for _, s := range r.Set {
+		paths, err := applySet(s, vals)
+		if err != nil {
+			return nil, []*deploy.Error{deploy.Errorf(setSpan(s), "--set %s: %v", s.Expr, err)}
+		}
+		so := setOrigin{paths: map[string]bool{}, span: s.Span}
+		for _, p := range paths {
+			so.paths[p.key()] = true
+			if s.Unknown {
+				vals = with(vals, p, rr.placeholder(s.Expr)).(map[string]any)
+			}
+		}
+		rr.sets = append(rr.sets, so)
+	}
+
+	if err := safeProcessDependencies(c, vals); err != nil {
+		return nil, []*deploy.Error{rr.chartError(err.Error())}
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	if kv := c.Metadata.KubeVersion; kv != "" && !chartutil.IsCompatibleRange(kv, caps.KubeVersion.String()) {
+		return nil, []*deploy.Error{rr.chartFieldError("kubeVersion",
+			fmt.Sprintf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", kv, caps.KubeVersion.String()))}
+	}
+	opts := chartutil.ReleaseOptions{Name: r.Name, Namespace: r.Namespace, Revision: 1, IsInstall: true}
+	// The schema is not checked: ValidateAgainstSchema follows $refs over
+	// HTTP, and kvlint never touches the network.
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals, opts, caps, true)
+	if err != nil {
+		return nil, []*deploy.Error{rr.chartError(err.Error())}
+	}
+	rr.top = top
+	if v, ok := top["Values"].(chartutil.Values); ok {
+		rr.values = v
+	} else if v, ok := top["Values"].(map[string]any); ok {
+		rr.values = v
+	}
+
+	files, err := rr.renderWith(c, rr.values)
+	if err != nil {
+		return nil, []*deploy.Error{rr.renderError(err)}
+	}
+	for k := range files {
+		if strings.HasSuffix(k, notesSuffix) {
+			delete(files, k)
+		}
+	}
+	rr.files = files
+	manifest, merr := assemble(files)
+	rr.manifest = manifest
+	var errs []*deploy.Error
+	if merr != nil {
+		errs = append(errs, rr.manifestError(merr))
+	}
+	return rr, errs
+}
+
+// installable mirrors helm's checks before rendering: only application
+// charts install (cmd/helm/install.go, checkIfInstallable), and every
+// dependency in Chart.yaml must be in charts/ (action.CheckDependencies).
+func (rr *rendering) installable() *deploy.Error {
+	c := rr.l.chart
+	switch c.Metadata.Type {
+	case "", "application":
+	default:
+		return rr.chartFieldError("type", fmt.Sprintf("%s charts are not installable", c.Metadata.Type))
+	}
+	var missing []string
+	for _, d := range c.Metadata.Dependencies {
+		if d == nil {
+			continue
+		}
+		found := false
+		for _, sub := range c.Dependencies() {
+			if sub.Name() == d.Name {
+				found = true
+			}
+		}
+		if !found {
+			missing = append(missing, d.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return rr.chartFieldError("dependencies", "found in Chart.yaml, but missing in charts/ directory: "+
+			strings.Join(missing, ", ")+" (kvlint renders what is on disk and never downloads a chart)")
+	}
+	return nil
+}
+
+func safeProcessDependencies(c *chart.Chart, vals map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("processing dependencies failed: %v", r)
+		}
+	}()
+	return chartutil.ProcessDependenciesWithMerge(c, vals)
+}
+
+// renderWith renders chart c (the chart or a traced copy) with values. The
+// values are copied first: templates may change the maps they are given.
+func (rr *rendering) renderWith(c *chart.Chart, values map[string]any) (files map[string]string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering template failed: %v", r)
+		}
+	}()
+	top := chartutil.Values{}
+	for k, v := range rr.top {
+		top[k] = v
+	}
+	top["Values"] = chartutil.Values(deepCopy(values).(map[string]any))
+	// The zero Engine has no client: lookup returns an empty map, and
+	// getHostByName returns "" (pkg/engine/engine.go, initFunMap).
+	var e engine.Engine
+	return e.Render(c, top)
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case chartutil.Values:
+		return deepCopy(map[string]any(t))
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// assemble prints the rendered files the way `helm template` does
+// (cmd/helm/template.go over pkg/action/action.go renderResources): the
+// manifests in install order, then the hooks, each "---\n# Source: NAME\n".
+func assemble(files map[string]string) (string, error) {
+	hooks, manifests, err := safeSort(files)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, m := range manifests {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+	}
+	out := strings.TrimSpace(b.String()) + "\n"
+	for _, h := range hooks {
+		out += fmt.Sprintf("---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+	}
+	return out, nil
+}
+
+func safeSort(files map[string]string) (hooks []*hookDoc, manifests []releaseutil.Manifest, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sorting manifests failed: %v", r)
+		}
+	}()
+	hs, ms, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	for _, h := range hs {
+		hooks = append(hooks, &hookDoc{Path: h.Path, Manifest: h.Manifest})
+	}
+	return hooks, ms, err
+}
+
+type hookDoc struct{ Path, Manifest string }
+
+// markUnknown replaces the string leaves of a values document that are not
+// known statically by placeholders.
+func (rr *rendering) markUnknown(m map[string]any, unknown func(string) bool) {
+	var ps []vpath
+	var raws []string
+	leaves(m, nil, func(p vpath, v any) {
+		if s, ok := v.(string); ok && unknown(s) {
+			ps = append(ps, p)
+			raws = append(raws, s)
+		}
+	})
+	for i, p := range ps {
+		ph := rr.placeholder(raws[i])
+		if parent, ok := get(m, p[:len(p)-1]); ok {
+			setIn(parent, p[len(p)-1], ph)
+		}
+	}
+}
+
+// placeholder returns a fresh token standing for an unknown value.
+func (rr *rendering) placeholder(raw string) string {
+	n := len(rr.unknown) + 1
+	ph := "kvlintunknown" + strconv.Itoa(n) + "z"
+	rr.unknown[ph] = raw
+	// The second render gives each a number, so a template that converts
+	// it (int, add) still prints something different.
+	rr.alt[ph] = strconv.Itoa(7919 + 13*n)
+	return ph
+}
+
+func setIn(parent any, step string, v any) {
+	switch t := parent.(type) {
+	case map[string]any:
+		t[strings.TrimPrefix(step, ".")] = v
+	case []any:
+		if i, err := strconv.Atoi(strings.TrimPrefix(step, "#")); err == nil && i >= 0 && i < len(t) {
+			t[i] = v
+		}
+	}
+}
+
+func setSpan(s Set) deploy.Span {
+	if s.Span.File != "" {
+		return s.Span
+	}
+	return deploy.Span{File: "--set " + s.Expr}
+}
+
+// origin returns where the value at p (a path in the coalesced values) was
+// last set: a --set, a values document (the last that sets it), the chart's
+// values.yaml, or a subchart's. Globals reach a subchart from its parents,
+// whose settings win (chartutil coalesceGlobals).
+func (rr *rendering) origin(p vpath) (deploy.Span, bool) {
+	if sp, ok := rr.userOrigin(p); ok {
+		return sp, true
+	}
+	c := rr.l.chart
+	chain := []*chart.Chart{c}
+	for i := 0; ; {
+		if sp, ok := rr.l.valueSpans[c.ChartFullPath()][p[i:].key()]; ok {
+			return sp, true
+		}
+		if i >= len(p) || !strings.HasPrefix(p[i], ".") {
+			return deploy.Span{}, false
+		}
+		var next *chart.Chart
+		for _, d := range c.Dependencies() {
+			if d.Name() == p[i][1:] {
+				next = d
+			}
+		}
+		if next == nil {
+			return deploy.Span{}, false
+		}
+		c, i = next, i+1
+		if i < len(p) && p[i] == ".global" {
+			g := append(vpath{".global"}, p[i+1:]...)
+			if sp, ok := rr.userOrigin(g); ok {
+				return sp, true
+			}
+			for _, anc := range chain {
+				if sp, ok := rr.l.valueSpans[anc.ChartFullPath()][g.key()]; ok {
+					return sp, true
+				}
+			}
+		}
+		chain = append(chain, c)
+	}
+}
+
+func (rr *rendering) userOrigin(p vpath) (deploy.Span, bool) {
+	k := p.key()
+	for i := len(rr.sets) - 1; i >= 0; i-- {
+		if rr.sets[i].paths[k] {
+			return rr.sets[i].span, !rr.sets[i].span.IsZero() || rr.sets[i].span.File != ""
+		}
+	}
+	for i := len(rr.docs) - 1; i >= 0; i-- {
+		if sp, ok := rr.docs[i][k]; ok {
+			return sp, true
+		}
+	}
+	return deploy.Span{}, false
+}
+
+// templates returns every template's source by engine name.
+func templates(c *chart.Chart) map[string]string {
+	out := map[string]string{}
+	var walk func(c *chart.Chart)
+	walk = func(c *chart.Chart) {
+		for _, t := range c.Templates {
+			if t != nil {
+				out[path.Join(c.ChartFullPath(), t.Name)] = string(t.Data)
+			}
+		}
+		for _, d := range c.Dependencies() {
+			walk(d)
+		}
+	}
+	walk(c)
+	return out
+}
