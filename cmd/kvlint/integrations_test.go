@@ -1,0 +1,223 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// preCommitHook is one entry of .pre-commit-hooks.yaml.
+type preCommitHook struct {
+	ID            string   `yaml:"id"`
+	Language      string   `yaml:"language"`
+	Entry         string   `yaml:"entry"`
+	TypesOr       []string `yaml:"types_or"`
+	Files         string   `yaml:"files"`
+	PassFilenames *bool    `yaml:"pass_filenames"`
+}
+
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func hooks(t *testing.T) map[string]preCommitHook {
+	var list []preCommitHook
+	readYAML(t, filepath.Join("..", "..", ".pre-commit-hooks.yaml"), &list)
+	byID := map[string]preCommitHook{}
+	for _, h := range list {
+		byID[h.ID] = h
+	}
+	return byID
+}
+
+// TestPreCommitHookEntry runs the kvlint hook's entry the way pre-commit
+// does, with the staged files' names appended, over one file of each type
+// the hook selects: every one is read (none is "not a format kvlint reads"),
+// and the exit code is the one that blocks or passes a commit.
+func TestPreCommitHookEntry(t *testing.T) {
+	h, ok := hooks(t)["kvlint"]
+	if !ok {
+		t.Fatal(".pre-commit-hooks.yaml has no kvlint hook")
+	}
+	if h.Language != "golang" || h.Entry != "kvlint check" || (h.PassFilenames != nil && !*h.PassFilenames) {
+		t.Errorf("kvlint hook %+v: want language golang, entry \"kvlint check\", file names passed", h)
+	}
+	for _, typ := range []string{"yaml", "shell", "dockerfile"} {
+		if !slices.Contains(h.TypesOr, typ) {
+			t.Errorf("kvlint hook types_or %v lacks %s", h.TypesOr, typ)
+		}
+	}
+	entry := strings.Fields(h.Entry)
+	if entry[0] != "kvlint" {
+		t.Fatalf("entry %q does not run kvlint", h.Entry)
+	}
+
+	dir := t.TempDir()
+	t.Chdir(dir)
+	files := map[string]string{
+		// identify's "yaml" type: a manifest, and YAML that launches nothing.
+		"k8s/decode.yml": "apiVersion: v1\nkind: Pod\nmetadata: {name: d}\nspec:\n  containers:\n    - name: d\n" +
+			"      command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct, --context-length, \"8192\"]\n",
+		".github/workflows/ci.yml": "on: [push]\njobs: {}\n",
+		// "shell": by extension and by shebang alone.
+		"serve.sh":    "#!/bin/sh\nexec python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct\n",
+		"bin/run-llm": "#!/usr/bin/env bash\necho starting\n",
+		// "dockerfile".
+		"Dockerfile": "FROM lmsysorg/sglang\nCMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"meta-llama/Llama-3.1-8B-Instruct\"]\n",
+	}
+	var names []string
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+
+	var out, errOut stringWriter
+	args := append(append(slices.Clone(entry[1:]), "--gpu", "H100-80GB"), names...)
+	if code := run(args, &out, &errOut); code != 0 {
+		t.Errorf("kvlint %s: exit %d, want 0\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	if !strings.Contains(out.String(), "3 servers checked: 0 findings") {
+		t.Errorf("want the three launches checked clean:\n%s", out)
+	}
+
+	// A mistake in one staged file fails the hook.
+	if err := os.WriteFile("serve.sh", []byte("#!/bin/sh\nexec python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut = stringWriter{}, stringWriter{}
+	args = append(slices.Clone(entry[1:]), "--fail-on", "low", "serve.sh", "Dockerfile")
+	if code := run(args, &out, &errOut); code != 1 {
+		t.Errorf("kvlint %s: exit %d, want 1\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+}
+
+// The policies hook runs `kvlint test` on .rego changes, without file names.
+func TestPreCommitPoliciesHook(t *testing.T) {
+	h, ok := hooks(t)["kvlint-policies"]
+	if !ok {
+		t.Fatal(".pre-commit-hooks.yaml has no kvlint-policies hook")
+	}
+	if h.Language != "golang" || h.Entry != "kvlint test" || h.PassFilenames == nil || *h.PassFilenames {
+		t.Errorf("kvlint-policies hook %+v: want language golang, entry \"kvlint test\", pass_filenames false", h)
+	}
+	if re, err := regexp.Compile(h.Files); err != nil || !re.MatchString("policies/my_rule.rego") || re.MatchString("deploy/pod.yaml") {
+		t.Errorf("kvlint-policies files %q should select .rego files only", h.Files)
+	}
+	root := newRoot(&stringWriter{}, &stringWriter{})
+	if cmd, _, err := root.Find([]string{"test"}); err != nil || cmd.Name() != "test" {
+		t.Logf("kvlint test is not registered yet; the hook refers to it")
+	}
+}
+
+// action.yml is a composite action that installs kvlint from its own files
+// and runs kvlint check with the documented inputs; the README's workflow
+// uploads the file the action writes.
+func TestActionAndWorkflow(t *testing.T) {
+	var action struct {
+		Inputs map[string]struct {
+			Default string `yaml:"default"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				ID   string            `yaml:"id"`
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				Env  map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	readYAML(t, filepath.Join("..", "..", "action.yml"), &action)
+	if action.Runs.Using != "composite" {
+		t.Errorf("runs.using %q, want composite", action.Runs.Using)
+	}
+	for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+		if _, ok := action.Inputs[in]; !ok {
+			t.Errorf("action.yml has no input %s", in)
+		}
+	}
+	var setupGo, install, check bool
+	for _, s := range action.Runs.Steps {
+		setupGo = setupGo || strings.HasPrefix(s.Uses, "actions/setup-go@")
+		install = install || strings.Contains(s.Run, "go install") && strings.Contains(s.Run, "./cmd/kvlint")
+		if strings.Contains(s.Run, "kvlint check") {
+			check = true
+			for _, want := range []string{"--fail-on", "sarif=", "--format"} {
+				if !strings.Contains(s.Run, want) {
+					t.Errorf("the check step does not use %s", want)
+				}
+			}
+			// Inputs reach the script through env, not ${{ }} in the script.
+			if strings.Contains(s.Run, "${{") {
+				t.Errorf("the check step pastes an expression into its script")
+			}
+			for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+				found := false
+				for _, v := range s.Env {
+					found = found || v == "${{ inputs."+in+" }}"
+				}
+				if !found {
+					t.Errorf("input %s does not reach the check step", in)
+				}
+			}
+		}
+	}
+	if !setupGo || !install || !check {
+		t.Errorf("steps: setup-go %v, go install ./cmd/kvlint %v, kvlint check %v; want all", setupGo, install, check)
+	}
+
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```yaml\n(name: kvlint\n.*?)```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("README.md has no workflow (a ```yaml block starting with name: kvlint)")
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(block[1], &wf); err != nil {
+		t.Fatalf("README workflow: %v", err)
+	}
+	job := wf.Jobs["kvlint"]
+	if job.Permissions["security-events"] != "write" {
+		t.Errorf("the workflow job cannot upload: permissions %v", job.Permissions)
+	}
+	var written, uploaded string
+	for _, s := range job.Steps {
+		if strings.HasPrefix(s.Uses, "kvlint/kvlint@") {
+			written = s.With["sarif-file"]
+		}
+		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
+			uploaded = s.With["sarif_file"]
+		}
+	}
+	if written == "" || written != uploaded {
+		t.Errorf("the workflow writes SARIF to %q and uploads %q", written, uploaded)
+	}
+}
