@@ -156,19 +156,80 @@ func (m *module) syntactic(e hcl.Expression, v cty.Value, ctx *hcl.EvalContext, 
 			}
 			return cty.ObjectVal(attrs)
 		}
+	case *hclsyntax.FunctionCallExpr:
+		if x.Name == "concat" && !x.ExpandFinal {
+			if out, ok := m.concat(x, v, ctx, scope, input); ok {
+				return out
+			}
+		}
 	case *hclsyntax.TemplateExpr:
-		if v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
+		bare, _ := v.Unmark()
+		switch {
+		case bare.IsKnown() && !bare.IsNull() && bare.Type() == cty.String:
 			if s := m.template(x, v, ctx, scope, input); s != nil {
 				return withSite(v, s)
+			}
+		case !bare.IsKnown() && hasLiteral(x):
+			// Text around an unknown value is still worth reading (a
+			// script, a manifest): the unknown parts become placeholders
+			// the Kubernetes and shell parsers treat as unknown.
+			if s := m.template(x, v, ctx, scope, input); s != nil {
+				return cty.StringVal(s.text).Mark(s)
 			}
 		}
 	}
 	return m.leaves(e, v, scope, input)
 }
 
+// concat gives the elements of concat(...) the sites of the arguments they
+// came from, so a literal list among the arguments keeps its positions.
+func (m *module) concat(x *hclsyntax.FunctionCallExpr, v cty.Value, ctx *hcl.EvalContext, scope string, input bool) (cty.Value, bool) {
+	bare, _ := v.Unmark()
+	if !bare.IsKnown() || bare.IsNull() || v.IsMarked() || !(bare.Type().IsTupleType() || bare.Type().IsListType()) {
+		return v, false
+	}
+	elems := v.AsValueSlice()
+	var out []cty.Value
+	for _, arg := range x.Args {
+		av, _ := arg.Value(ctx)
+		ab, _ := av.Unmark()
+		if !ab.IsKnown() || ab.IsNull() || !ab.CanIterateElements() {
+			return v, false
+		}
+		n := ab.LengthInt()
+		if len(out)+n > len(elems) {
+			return v, false
+		}
+		part := elems[len(out) : len(out)+n]
+		if t, ok := arg.(*hclsyntax.TupleConsExpr); ok && len(t.Exprs) == n {
+			for i := range part {
+				out = append(out, m.syntactic(t.Exprs[i], part[i], ctx, scope, input))
+			}
+			continue
+		}
+		for i := range part {
+			out = append(out, m.leaves(arg, part[i], scope, input))
+		}
+	}
+	if len(out) != len(elems) {
+		return v, false
+	}
+	if bare.Type().IsListType() {
+		return safeList(out, cty.ListVal), true
+	}
+	return cty.TupleVal(out), true
+}
+
 // leaves gives a site at e to every leaf of v that has none.
 func (m *module) leaves(e hcl.Expression, v cty.Value, scope string, input bool) cty.Value {
 	r := e.Range()
+	if t, ok := e.(*hclsyntax.TemplateExpr); ok && len(t.Parts) > 0 {
+		// A quoted template: its text is inside the quotes.
+		first, last := t.Parts[0].Range(), t.Parts[len(t.Parts)-1].Range()
+		if first.Start.Byte > r.Start.Byte && last.End.Byte < r.End.Byte && m.fs.text(r) != "" && m.fs.text(r)[0] == '"' {
+			r = hcl.Range{Filename: r.Filename, Start: hcl.Pos{Byte: r.Start.Byte + 1}, End: hcl.Pos{Byte: r.End.Byte - 1}}
+		}
+	}
 	f := m.fs[r.Filename]
 	return transformLeaves(v, func(leaf cty.Value) cty.Value {
 		if hasSite(leaf) {
@@ -193,7 +254,10 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 		return nil
 	}
 	whole, _ := v.Unmark()
-	want := whole.AsString()
+	want := ""
+	if whole.IsKnown() {
+		want = whole.AsString()
+	}
 	var b strings.Builder
 	var at []bytePos
 	bases := map[*site]*site{}
@@ -220,16 +284,30 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 			return nil
 		}
 		bare, _ := sv.Unmark()
-		if !bare.IsKnown() || bare.IsNull() {
+		if bare.IsNull() {
 			return nil
+		}
+		if !bare.IsKnown() {
+			p, _ := primary(sitesOf(sv))
+			text := strings.TrimSpace(f.text(part.Range()))
+			if p != nil && p.unknown != "" {
+				text = p.unknown
+			}
+			s := m.placeholders.add(text)
+			for range len(s) {
+				at = append(at, bytePos{s: carry(p, nil, bases), off: -1})
+			}
+			b.WriteString(s)
+			continue
 		}
 		s := bare.AsString()
 		at = append(at, partBytes(sv, s, bases)...)
 		b.WriteString(s)
 	}
-	if b.String() != want || len(at) != len(want) {
+	if whole.IsKnown() && b.String() != want || len(at) != b.Len() {
 		return nil
 	}
+	want = b.String()
 	if len(x.Parts) == 1 {
 		if lit, ok := x.Parts[0].(*hclsyntax.LiteralValueExpr); ok {
 			r = lit.Range() // a plain string: its content, inside the quotes
@@ -329,4 +407,15 @@ func (m *module) settle(s *site, refs map[string]reference) *site {
 		}
 	}
 	return &c
+}
+
+// hasLiteral reports whether a template has text of its own besides
+// interpolations.
+func hasLiteral(x *hclsyntax.TemplateExpr) bool {
+	for _, p := range x.Parts {
+		if lit, ok := p.(*hclsyntax.LiteralValueExpr); ok && lit.Val.Type() == cty.String {
+			return true
+		}
+	}
+	return false
 }

@@ -215,7 +215,7 @@ func (m *module) manifestResource(b *hclsyntax.Block, ctx *hcl.EvalContext, addr
 // kubernetes renders an object, runs the Kubernetes parser over it and maps
 // what it found back to the HCL.
 func (m *module) kubernetes(obj *ynode, b *hclsyntax.Block, address string) {
-	r := render(obj)
+	r := render(obj, &m.placeholders)
 	name := "\x00terraform:" + address
 	text := []byte(r.b.String())
 	hdr := hcl.RangeBetween(b.TypeRange, b.LabelRanges[len(b.LabelRanges)-1])

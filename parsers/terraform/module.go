@@ -46,6 +46,7 @@ type module struct {
 	servers   []*deploy.Server
 
 	funcs         map[string]function.Function
+	placeholders  placeholders
 	templateDepth int
 }
 
@@ -76,7 +77,10 @@ func (m *module) diags(ds hcl.Diagnostics) {
 			continue
 		}
 		span := deploy.Span{File: m.dir}
-		if d.Subject != nil {
+		switch {
+		case d.Summary == "Error in function call" && d.Context != nil:
+			span = m.fs.span(*d.Context) // the whole call, not just its name
+		case d.Subject != nil:
 			span = m.fs.span(*d.Subject)
 		}
 		if m.reported[span] {

@@ -124,8 +124,8 @@ type rendered struct {
 	owner    []int32
 	vbyte    []int32
 	nodes    []*ynode
-	texts    []string          // the rendered text of each scalar node
-	unknowns map[string]string // placeholder → the source text of the unknown value
+	texts    []string // the rendered text of each scalar node
+	unknowns *placeholders
 }
 
 // placeholderPrefix makes an unknown value a ${NAME} the Kubernetes and
@@ -133,8 +133,21 @@ type rendered struct {
 // expression's text.
 const placeholderPrefix = "KVLINT_TF_UNKNOWN_"
 
-func render(root *ynode) *rendered {
-	r := &rendered{unknowns: map[string]string{}}
+// placeholders are the unknown values written into texts as ${NAME}, by
+// name, with the source text each stands for.
+type placeholders struct{ text map[string]string }
+
+func (p *placeholders) add(text string) string {
+	if p.text == nil {
+		p.text = map[string]string{}
+	}
+	name := placeholderPrefix + strconv.Itoa(len(p.text)+1)
+	p.text[name] = text
+	return "${" + name + "}"
+}
+
+func render(root *ynode, ph *placeholders) *rendered {
+	r := &rendered{unknowns: ph}
 	r.node(root, 0)
 	r.write("\n", -1, -1)
 	return r
@@ -199,13 +212,11 @@ func (r *rendered) scalar(n *ynode, id int) {
 	var s string
 	switch {
 	case !bare.IsKnown():
-		name := placeholderPrefix + strconv.Itoa(len(r.unknowns)+1)
 		text := "?"
 		if p, _ := primary(sitesOf(n.leaf)); p != nil && p.unknown != "" {
 			text = p.unknown
 		}
-		r.unknowns[name] = text
-		s = "${" + name + "}"
+		s = r.unknowns.add(text)
 	case bare.IsNull():
 		r.write("null", id, -1)
 		return
@@ -326,10 +337,12 @@ func (rm *remapper) text(s string) string {
 	if !strings.Contains(s, placeholderPrefix) {
 		return s
 	}
-	for name, src := range rm.r.unknowns {
+	for name, src := range rm.r.unknowns.text {
 		if s == "${"+name+"}" {
 			return src
 		}
+	}
+	for name, src := range rm.r.unknowns.text {
 		s = strings.ReplaceAll(s, "${"+name+"}", "${"+src+"}")
 	}
 	return s

@@ -1,0 +1,1 @@
+pool_tokens = 65536
