@@ -1,0 +1,146 @@
+package suppress
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// Format is a file's syntax, which decides how its comments are found.
+type Format int
+
+const (
+	FormatOther      Format = iota // "#" comments, read line by line as a shell would
+	FormatShell                    // shell scripts (mvdan.cc/sh)
+	FormatDockerfile               // Dockerfiles and Containerfiles
+	FormatYAML                     // Kubernetes manifests, compose files, Helm charts and values
+	FormatHCL                      // Terraform and other HCL
+)
+
+// FormatOf guesses a file's format from its name, for files the run did not
+// discover itself (a values file or a --config file a finding points into).
+func FormatOf(path string) Format {
+	base := strings.ToLower(filepath.Base(path))
+	switch ext := filepath.Ext(base); {
+	case ext == ".yaml" || ext == ".yml" || ext == ".tpl":
+		return FormatYAML
+	case ext == ".tf" || ext == ".tfvars" || ext == ".hcl":
+		return FormatHCL
+	case ext == ".sh" || ext == ".bash":
+		return FormatShell
+	case base == "dockerfile" || base == "containerfile" || strings.HasPrefix(base, "dockerfile.") ||
+		strings.HasSuffix(base, ".dockerfile") || strings.HasPrefix(base, "containerfile."):
+		return FormatDockerfile
+	}
+	return FormatOther
+}
+
+// The kinds of suppression, as rules.Suppression.Kind names them.
+const (
+	kindInline     = "inline"
+	kindFile       = "file"
+	kindAnnotation = "annotation"
+	kindConfig     = "config"
+)
+
+// priority orders the suppressions that match one finding: the most specific
+// one is named as the finding's suppression (all of them count as used).
+var priority = map[string]int{kindInline: 0, kindAnnotation: 1, kindFile: 2, kindConfig: 3}
+
+// suppression is one suppression found in a file or in the configuration.
+type suppression struct {
+	kind    string
+	text    string // how it was written, for messages
+	where   string // what it covers, for messages
+	rules   []string
+	reason  string
+	problem string
+	span    deploy.Span // where it is written
+	// file and from..to are the lines it covers (inline, annotation; a
+	// file-level suppression covers every line of file).
+	file     string
+	from, to int
+	// A configuration entry covers the files its pattern matches.
+	match   func(file string) bool
+	until   string
+	expired bool
+
+	used map[string]bool // rule ID → it silenced a finding of that rule
+}
+
+func (s *suppression) covers(rule string) bool {
+	if s.problem != "" || s.expired {
+		return false
+	}
+	if len(s.rules) == 0 {
+		return true
+	}
+	for _, r := range s.rules {
+		if r == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// scanFile finds the suppressions written in one file.
+func scanFile(file string, format Format, data []byte) []*suppression {
+	var lay *layout
+	switch format {
+	case FormatShell:
+		lay = scanShell(data)
+	case FormatDockerfile:
+		lay = scanDockerfile(data)
+	case FormatYAML:
+		lay = scanYAML(data)
+	case FormatHCL:
+		lay = scanHCL(data)
+	default:
+		lay = scanHashLines(data)
+	}
+	var out []*suppression
+	for _, c := range lay.comments {
+		d, ok := parseDirective(c.text)
+		if !ok {
+			continue
+		}
+		s := &suppression{
+			kind:    kindInline,
+			text:    d.text(),
+			rules:   d.rules,
+			reason:  d.reason,
+			problem: d.problem,
+			file:    file,
+			span:    deploy.Span{File: file, Line: c.line, Col: c.col, EndLine: c.endLine, EndCol: c.endCol},
+		}
+		switch {
+		case d.file:
+			s.kind, s.from, s.to, s.where = kindFile, 1, lay.lines, "in this file"
+		default:
+			if t := lay.target(c); t > 0 {
+				s.from, s.to = t, max(t, lay.extent(t))
+			}
+			s.where = where(c, s.from, s.to)
+		}
+		out = append(out, s)
+	}
+	if format == FormatYAML {
+		out = append(out, scanAnnotations(file, data, lay)...)
+	}
+	return out
+}
+
+// where says which lines an inline suppression covers.
+func where(c comment, from, to int) string {
+	switch {
+	case from == 0:
+		return "(there is no line below it)"
+	case from == to && !c.own:
+		return "on this line"
+	case from == to:
+		return "on the line below"
+	}
+	return fmt.Sprintf("in lines %d-%d", from, to)
+}
