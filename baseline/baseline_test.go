@@ -1,0 +1,140 @@
+package baseline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/rules"
+)
+
+func at(rule, file string, line int, server int, arg string) rules.Finding {
+	return rules.Finding{Rule: rule, Severity: "high", Message: rule + " message", Span: deploy.Span{File: file, Line: line, Col: 3}, Server: server, Arg: arg}
+}
+
+func TestRoundTripSurvivesLineShifts(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "serve.sh")
+	before := "#!/bin/sh\npython3 -m sglang.launch_server \\\n  --max-total-tokens 4096 \\\n  --tp 2\npython3 -m sglang.launch_server --max-total-tokens 4096\n"
+	if err := os.WriteFile(file, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers := []*deploy.Server{{Name: file + ":2", Span: deploy.Span{File: file, Line: 2}}, {Name: file + ":5", Span: deploy.Span{File: file, Line: 5}}}
+	old := []rules.Finding{
+		at("KV101", file, 3, 0, "--max-total-tokens"),
+		at("KV402", file, 4, 0, "--tp-size"),
+		at("KV101", file, 5, 1, "--max-total-tokens"),
+	}
+	suppressed := at("KV103", file, 3, 0, "")
+	suppressed.Suppression = &rules.Suppression{Kind: "inline"}
+	b := Build(append(old, suppressed), servers)
+	if len(b.Findings) != 3 {
+		t.Fatalf("baseline holds %d findings, want 3 (the suppressed one left out)", len(b.Findings))
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "base.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Two lines are inserted at the top; the second command's value changes.
+	after := "#!/bin/sh\n# a new comment\nset -e\npython3 -m sglang.launch_server \\\n  --max-total-tokens 4096 \\\n  --tp 2\npython3 -m sglang.launch_server --max-total-tokens 2048\n"
+	if err := os.WriteFile(file, []byte(after), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers = []*deploy.Server{{Name: file + ":4", Span: deploy.Span{File: file, Line: 4}}, {Name: file + ":7", Span: deploy.Span{File: file, Line: 7}}}
+	now := []rules.Finding{
+		at("KV101", file, 5, 0, "--max-total-tokens"),
+		at("KV402", file, 6, 0, "--tp-size"),
+		at("KV101", file, 7, 1, "--max-total-tokens"),
+	}
+	if n := loaded.Apply(now, servers, path); n != 2 {
+		t.Errorf("Apply matched %d, want 2", n)
+	}
+	for i, want := range []bool{true, true, false} {
+		if got := now[i].Suppression != nil; got != want {
+			t.Errorf("finding %d suppressed %v, want %v", i, got, want)
+		}
+	}
+	if s := now[0].Suppression; s.Kind != "baseline" || s.Span.File != path || !strings.Contains(s.Reason, path) {
+		t.Errorf("suppression %+v", s)
+	}
+}
+
+func TestOccurrences(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	if err := os.WriteFile(file, []byte("- --x\n- --x\n- --x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	two := []rules.Finding{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x")}
+	b := Build(two, nil)
+	if b.Findings[0].Fingerprint != b.Findings[1].Fingerprint || b.Findings[1].Occurrence != 2 {
+		t.Fatalf("entries %+v: want one fingerprint, occurrences 1 and 2", b.Findings)
+	}
+	three := []rules.Finding{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x"), at("KV401", file, 3, -1, "--x")}
+	if n := b.Apply(three, nil, "b.json"); n != 2 || three[2].Suppression != nil {
+		t.Errorf("matched %d; the third equal finding must be new", n)
+	}
+}
+
+func TestFingerprintParts(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.sh")
+	if err := os.WriteFile(file, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers := []*deploy.Server{{Name: "decode"}, {Name: "prefill"}}
+	base := at("KV101", file, 1, 0, "--a")
+	fp := func(f rules.Finding) string { return Build([]rules.Finding{f}, servers).Findings[0].Fingerprint }
+	same := base
+	same.Span.Col, same.Message, same.Severity = 9, "reworded", "low"
+	if fp(same) != fp(base) {
+		t.Error("column, message and severity changed the fingerprint")
+	}
+	for name, f := range map[string]func(*rules.Finding){
+		"rule":   func(f *rules.Finding) { f.Rule = "KV102" },
+		"server": func(f *rules.Finding) { f.Server = 1 },
+		"arg":    func(f *rules.Finding) { f.Arg = "--b" },
+		"line":   func(f *rules.Finding) { f.Span.Line = 2 },
+		"file":   func(f *rules.Finding) { f.Span.File = filepath.Join(dir, "b.sh") },
+	} {
+		changed := base
+		f(&changed)
+		if fp(changed) == fp(base) {
+			t.Errorf("a different %s kept the fingerprint", name)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"not json":      "{",
+		"other tool":    `{"version": 1, "tool": "trivy", "findings": []}`,
+		"newer version": `{"version": 2, "tool": "kvlint", "findings": []}`,
+		"unknown field": `{"version": 1, "tool": "kvlint", "findings": [], "extra": 1}`,
+		"no occurrence": `{"version": 1, "tool": "kvlint", "findings": [{"fingerprint": "ab", "rule": "KV101"}]}`,
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil {
+			t.Errorf("%s: Load accepted it", name)
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("Load of a missing file succeeded")
+	}
+}
