@@ -29,6 +29,9 @@
 // edits), with the variable declaration, any locals, and the resource
 // argument as its Via chain.
 //
+// A helm_release with a local chart is rendered through parsers/helm with
+// the release's values documents and set entries, their positions kept.
+//
 // The Kubernetes resources are turned into the manifest the provider would
 // send (spec { template { spec { container { ... } } } } becomes
 // spec.template.spec.containers[]) and handed to parsers/k8s, so every
@@ -53,9 +56,6 @@ type Options struct {
 	// read from; nil reads none. Tests inject it; the CLI passes the
 	// process environment.
 	Environ []string
-	// HelmRender renders a helm_release with a local chart. nil reports
-	// every such release as an error rather than passing over it.
-	HelmRender HelmRenderer
 }
 
 // ParseModule evaluates the Terraform module in dir and returns the servers

@@ -163,12 +163,24 @@ locals {
 			[]string{`main.tf:1:14-1:33: Error in function call: Call to function "file" failed: "/etc/passwd" is an absolute path`}, 1},
 		{"undeclared variable", map[string]string{"main.tf": podWith(`"--tp-size", var.nope`)},
 			[]string{"main.tf:"}, 1},
-		{"helm_release without a renderer", map[string]string{"main.tf": `
+		{"helm_release with a missing chart", map[string]string{"main.tf": `
 resource "helm_release" "sglang" {
   name  = "sglang"
   chart = "./chart"
 }
-`}, []string{"main.tf:2:1-2:33: helm_release rendering is not available"}, 0},
+`}, []string{"main.tf:4:11-4:20: the chart of helm_release.sglang"}, 0},
+		{"helm_release from a repository", map[string]string{"main.tf": `
+resource "helm_release" "sglang" {
+  name       = "sglang"
+  repository = "https://charts.example.com"
+  chart      = "sglang"
+}
+resource "helm_release" "monitoring" {
+  name       = "prom"
+  repository = "https://charts.example.com"
+  chart      = "kube-prometheus-stack"
+}
+`}, []string{`main.tf:5:16-5:24: helm_release.sglang installs the chart "sglang" from a repository`}, 0},
 		{"wrong type for a variable", map[string]string{
 			"main.tf":          precedenceTF,
 			"terraform.tfvars": "tokens = \"many\"\n"},
@@ -207,4 +219,39 @@ resource "kubernetes_pod_v1" "server" {
   }
 }
 `
+}
+
+// A helm_release with a local chart: values from yamlencode({...}) and a
+// heredoc, and a set block, each traced back to the HCL (and through the
+// variable to terraform.tfvars), then the template line.
+func TestHelmRelease(t *testing.T) {
+	servers, errs := ParseModule("testdata/helm-release", Options{})
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	s := serverNamed(t, servers, "chat-sglang")
+	const d = "testdata/helm-release/"
+	tests := []struct {
+		flag, raw string
+		want      []string
+	}{
+		{"--max-total-tokens", "65536", []string{d + "terraform.tfvars:1:20-1:25", d + "main.tf:6:1-6:28",
+			d + "main.tf:19:26-19:46", d + "chart/templates/deployment.yaml:19:15-19:58"}},
+		{"--context-length", "131072", []string{d + "main.tf:3:13-3:19", d + "main.tf:18:26-18:44",
+			d + "chart/templates/deployment.yaml:17:15-17:57"}},
+		{"--page-size", "64", []string{d + "main.tf:24:17-24:19", d + "chart/templates/deployment.yaml:21:15-21:52"}},
+		{"--model-path", "Qwen/Qwen2.5-7B-Instruct", []string{d + "chart/values.yaml:2:8-2:32", d + "chart/templates/deployment.yaml:15:15-15:42"}},
+	}
+	for _, tt := range tests {
+		v := s.Args[tt.flag]
+		if v.Raw != tt.raw {
+			t.Errorf("%s = %q, want %q", tt.flag, v.Raw, tt.raw)
+		}
+		if got := chain("", v); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s chain\n got %q\nwant %q", tt.flag, got, tt.want)
+		}
+	}
+	if got := chain("", s.Replicas); s.Replicas.Raw != "2" || got[0] != d+"main.tf:30:13-30:14" {
+		t.Errorf("replicas %q at %q", s.Replicas.Raw, got)
+	}
 }

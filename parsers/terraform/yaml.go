@@ -278,9 +278,9 @@ func (e *yamlEncoder) leafPos(v cty.Value, i int) bytePos {
 		return bytePos{off: -1}
 	}
 	if p.at != nil && i < len(p.at) {
-		return bytePos{s: carry(p.at[i].s, p, e.bases), off: p.at[i].off}
+		return bytePos{s: e.carry(p.at[i].s, p), off: p.at[i].off}
 	}
-	return bytePos{s: carry(p, nil, e.bases), off: -1}
+	return bytePos{s: e.carry(p, nil), off: -1}
 }
 
 // quoted writes a double-quoted YAML string, each output byte mapped to the
@@ -290,7 +290,7 @@ func (e *yamlEncoder) quoted(v cty.Value, s string) {
 	exact := p != nil && p.at != nil && p.text == s
 	var whole bytePos
 	if p != nil && !exact {
-		whole = bytePos{s: carry(p, nil, e.bases), off: -1}
+		whole = bytePos{s: e.carry(p, nil), off: -1}
 	} else {
 		whole = bytePos{off: -1}
 	}
@@ -306,10 +306,28 @@ func (e *yamlEncoder) quoted(v cty.Value, s string) {
 		}
 		pos := whole
 		if exact && p.at[i].s != nil {
-			pos = bytePos{s: carry(p.at[i].s, p, e.bases), off: p.at[i].off}
+			pos = bytePos{s: e.carry(p.at[i].s, p), off: p.at[i].off}
 		}
 		e.write(q, pos)
 		i += w
 	}
 	e.write(`"`, whole)
+}
+
+// carry is the package's carry for a value yamlencode reads: the function
+// runs before the expression that calls it has moved the value's sites on,
+// so a site still bound to a name (var.x) owes that hop (site.pending).
+func (e *yamlEncoder) carry(b, outer *site) *site {
+	c := carry(b, outer, e.bases)
+	if c == nil || c.pending != "" {
+		return c
+	}
+	owner := outer
+	if owner == nil {
+		owner = b
+	}
+	if owner.ref != "" {
+		c.pending, c.pendingAt = owner.ref, len(c.via)
+	}
+	return c
 }

@@ -1,0 +1,1 @@
+max_total_tokens = 65536
