@@ -6,7 +6,9 @@ package check
 import (
 	"context"
 	"sort"
+	"time"
 
+	"github.com/kvlint/kvlint/baseline"
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
@@ -27,6 +29,13 @@ type Options struct {
 	// Environ is the environment TF_VAR_* variables are read from ("NAME=value");
 	// nil reads none. The CLI passes the process environment.
 	Environ []string
+	// Now is the day .kvlint.yaml ignore entries' until: dates are compared
+	// with; zero means today.
+	Now time.Time
+	// Baseline, when set, marks the findings it holds as suppressed;
+	// BaselinePath names it in their suppression.
+	Baseline     *baseline.File
+	BaselinePath string
 }
 
 // Result is everything one run learned, in a deterministic order.
@@ -71,6 +80,9 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 		return nil, err
 	}
 	res.Findings = findings
+	if err := suppressFindings(ctx, engine, res, files, cfg, opt); err != nil {
+		return nil, err
+	}
 	sortErrors(res.Errors)
 	return res, nil
 }
