@@ -150,7 +150,7 @@ resource "kubernetes_manifest" "lws" {
 }
 `}, map[string]map[string]string{"big/leader": {"--tp-size": "16"}}, 0},
 		{"yamldecode(file())", map[string]string{
-			"main.tf": `resource "kubernetes_manifest" "m" { manifest = yamldecode(file("${path.module}/pod.yaml")) }` + "\n",
+			"main.tf":  `resource "kubernetes_manifest" "m" { manifest = yamldecode(file("${path.module}/pod.yaml")) }` + "\n",
 			"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: raw\nspec:\n  containers:\n    - command: [python3, -m, sglang.launch_server, --tp-size, \"4\"]\n"},
 			map[string]map[string]string{"raw": {"--tp-size": "4"}}, 0},
 		{"TF_VAR for a list", map[string]string{"main.tf": `
