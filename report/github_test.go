@@ -40,7 +40,7 @@ func TestCheckGitHub(t *testing.T) {
 		"pool: 65,536 tokens%0Awindow: 131,072 (100%25) [decode, 100%25]\n" +
 		"::warning file=serve.sh,line=3,col=1,endLine=3,endColumn=5,title=KV402%3A Abbreviated flag::--tp is short\n" +
 		"::notice file=serve.sh,line=1,col=1,title=KV105%3A Capacity unknown::GPU unknown\n" +
-		"1 server checked: 4 findings (2 high, 1 low, 1 info), 1 error\n"
+		"1 server checked: 3 findings (1 high, 1 low, 1 info), 1 suppressed, 1 error\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}

@@ -17,6 +17,9 @@ type jsonCheck struct {
 	Findings []jsonFinding `json:"findings"`
 	Servers  []jsonServer  `json:"servers"`
 	Errors   []jsonError   `json:"errors"`
+	// Suppressed are the findings a suppression or the baseline silenced:
+	// not in findings, not counted by the exit code.
+	Suppressed []jsonFinding `json:"suppressed"`
 }
 
 type jsonFinding struct {
@@ -30,6 +33,20 @@ type jsonFinding struct {
 	EndLine   int    `json:"end_line"`
 	EndColumn int    `json:"end_column"`
 	Server    string `json:"server"`
+	// Via is how the value at file:line was produced: the template lines
+	// that used a Helm values line, Terraform's variable and argument.
+	Via []jsonLocation `json:"via,omitempty"`
+	// Suppression is set on the entries of suppressed only.
+	Suppression *jsonSuppression `json:"suppression,omitempty"`
+}
+
+// jsonSuppression says what silenced a finding and where it is written.
+type jsonSuppression struct {
+	Kind   string `json:"kind"` // inline, file, annotation, config, baseline
+	Reason string `json:"reason"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
 }
 
 type jsonServer struct {
@@ -65,14 +82,20 @@ type jsonError struct {
 
 // CheckJSON writes the result of `kvlint check --format json`.
 func CheckJSON(w io.Writer, res *check.Result) error {
-	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}}
+	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}, Suppressed: []jsonFinding{}}
 	for _, f := range res.Findings {
-		out.Findings = append(out.Findings, jsonFinding{
+		jf := jsonFinding{
 			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 			File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
 			EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
-			Server: serverName(res, f.Server),
-		})
+			Server: serverName(res, f.Server), Via: viaJSON(f.Via),
+		}
+		if s := f.Suppression; s != nil {
+			jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
+			out.Suppressed = append(out.Suppressed, jf)
+			continue
+		}
+		out.Findings = append(out.Findings, jf)
 	}
 	for _, s := range res.Servers {
 		js := jsonServer{

@@ -20,12 +20,16 @@ func CheckText(w io.Writer, res *check.Result) error {
 		src.excerpt(w, e.Span)
 	}
 	for _, f := range res.Findings {
+		if f.Suppression != nil {
+			continue // counted in the summary; JSON and SARIF list them
+		}
 		fmt.Fprintf(w, "%s: %s %s: %s", position(f.Span), f.Severity, f.Rule, f.Message)
 		if name := serverName(res, f.Server); name != "" {
 			fmt.Fprintf(w, " [%s]", name)
 		}
 		fmt.Fprintln(w)
 		src.excerpt(w, f.Span)
+		writeVia(w, f.Via)
 	}
 	_, err := fmt.Fprintln(w, summary(res))
 	return err
@@ -33,7 +37,13 @@ func CheckText(w io.Writer, res *check.Result) error {
 
 func summary(res *check.Result) string {
 	bySeverity := map[string]int{}
+	reported, suppressed := 0, 0
 	for _, f := range res.Findings {
+		if f.Suppression != nil {
+			suppressed++
+			continue
+		}
+		reported++
 		bySeverity[f.Severity]++
 	}
 	var parts []string
@@ -42,9 +52,12 @@ func summary(res *check.Result) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	line := fmt.Sprintf("%s checked: %s", plural(len(res.Servers), "server"), plural(len(res.Findings), "finding"))
+	line := fmt.Sprintf("%s checked: %s", plural(len(res.Servers), "server"), plural(reported, "finding"))
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if suppressed > 0 {
+		line += fmt.Sprintf(", %d suppressed", suppressed)
 	}
 	if len(res.Errors) > 0 {
 		line += ", " + plural(len(res.Errors), "error")

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kvlint/kvlint/baseline"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
@@ -24,7 +26,15 @@ type commonFlags struct {
 	configPath string
 	exclude    []string
 	tfVarFiles []string
+	// Helm values (--values/-f) and --set, for the charts named as paths.
+	helmValues []string
+	helmSet    []string
 	engine     *rules.Engine // set by analyse: the rules that ran
+	// Custom policies (--policy, --policy-timeout) and, for check only,
+	// the baseline (--baseline).
+	policyDirs    []string
+	policyTimeout time.Duration
+	baselinePath  string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -34,6 +44,27 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
+	cmd.Flags().StringArrayVarP(&f.helmValues, "values", "f", nil, "Helm values file for the charts named as paths, applied in order after the chart's values.yaml (repeatable)")
+	cmd.Flags().StringArrayVar(&f.helmSet, "set", nil, "Helm --set key=value for the charts named as paths, applied after --values (repeatable)")
+	cmd.Flags().StringArrayVar(&f.policyDirs, "policy", nil, "directory of custom Rego policies, evaluated with the built-in rules (repeatable)")
+	cmd.Flags().DurationVar(&f.policyTimeout, "policy-timeout", rules.DefaultTimeout, "time limit of one evaluation of the policies")
+}
+
+// newEngine compiles the built-in rules and the --policy directories; a
+// custom policy kvlint cannot use is a usage error (exit 2).
+func (f *commonFlags) newEngine(ctx context.Context) (*rules.Engine, error) {
+	if f.policyTimeout <= 0 {
+		return nil, usagef("--policy-timeout must be positive, not %s", f.policyTimeout)
+	}
+	engine, err := rules.New(ctx, rules.Options{PolicyDirs: f.policyDirs, Timeout: f.policyTimeout})
+	var pe *rules.PolicyError
+	if errors.As(err, &pe) {
+		return nil, usagef("%v", pe)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the rules: %w", err)
+	}
+	return engine, nil
 }
 
 // analyse validates the shared flags, loads the configuration and runs the pipeline.
@@ -56,14 +87,22 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	engine, err := rules.New(ctx)
+	var base *baseline.File
+	if f.baselinePath != "" {
+		if base, err = baseline.Load(f.baselinePath); err != nil {
+			return nil, nil, usagef("--baseline: %v", err)
+		}
+	}
+	engine, err := f.newEngine(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading the rules: %w", err)
+		return nil, nil, err
 	}
 	f.engine = engine
 	res, err := check.Run(ctx, engine, check.Options{
 		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
+		Baseline: base, BaselinePath: f.baselinePath,
+		HelmValues: f.helmValues, HelmSet: f.helmSet,
 	})
 	return res, cfg, err
 }
@@ -118,16 +157,21 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
+	cmd.Flags().StringVar(&flags.baselinePath, "baseline", "", "report only findings not in this baseline (written by kvlint baseline)")
 	return cmd
 }
 
 // exitFor picks the exit code: input that could not be analysed outranks
 // findings, because a run that did not see everything proves nothing clean.
+// Suppressed findings don't count.
 func exitFor(res *check.Result, threshold rules.Severity) error {
 	if len(res.Errors) > 0 {
 		return exitError{exitInput}
 	}
 	for _, f := range res.Findings {
+		if f.Suppression != nil {
+			continue
+		}
 		if s, err := rules.ParseSeverity(f.Severity); err == nil && s.AtLeast(threshold) {
 			return exitError{exitFindings}
 		}

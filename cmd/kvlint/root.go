@@ -67,6 +67,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
+	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
 	return root
 }
 
