@@ -16,6 +16,10 @@ const (
 	// server flags and the router flags with a "router-" prefix, and it does
 	// not read --config (sglang_router/launch_server.py main).
 	SGLangRouterServer Program = "sglang_router.launch_server"
+	// VLLMServer is vLLM's OpenAI-compatible server: `vllm serve [MODEL]`
+	// and `python -m vllm.entrypoints.openai.api_server`, which share one
+	// parser (vllm/entrypoints/openai/cli_args.py make_arg_parser).
+	VLLMServer Program = "vllm serve"
 )
 
 // Engine is the deploy.Engine a program runs as.
@@ -23,6 +27,8 @@ func (p Program) Engine() deploy.Engine {
 	switch p {
 	case SGLangRouter:
 		return deploy.EngineSGLangRouter
+	case VLLMServer:
+		return deploy.EngineVLLM
 	default:
 		return deploy.EngineSGLang
 	}

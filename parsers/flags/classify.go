@@ -32,6 +32,10 @@ type token struct {
 	explicit *deploy.Value // the text after "=" (or after "-h" in "-hx")
 	cands    []string      // several matches: argparse calls it ambiguous
 	abbrev   bool          // matched as a unique prefix
+
+	// dotted is set on the argument vLLM builds from dotted JSON keys
+	// (prepareVLLM).
+	dotted *dottedFlag
 }
 
 // negativeNumber is argparse's _negative_number_matcher
@@ -141,16 +145,40 @@ func (t *Table) prefixMatch(tok token) (token, bool) {
 		out.abbrev = true
 		return out, true
 	}
-	// A single dash: "-hx" is "-h" with the argument "x" (argparse then
-	// prints help or errors, and the server does not start); a longer
-	// prefix of a single-dash option would also match, but the only
-	// single-dash option string is -h.
+	// A single dash (_get_option_tuples, the single-prefix branch): an
+	// option string equal to the first two characters matches with the rest
+	// of the word as its argument ("-hx" is -h with "x", vLLM's "-qfp8" is
+	// -q fp8), and every option string that starts with the whole word
+	// matches as an abbreviation (vLLM's "-t" is -tp). Several matches are
+	// ambiguous, as for double-dash prefixes.
 	short := raw[:2]
-	if f, ok := t.byOpt[short]; ok {
-		out := t.optionToken(tok, f, short, 2, false)
+	var cands []string
+	explicitAt := -1
+	for _, o := range t.options {
+		switch {
+		case o == short:
+			explicitAt = len(cands)
+			cands = append(cands, o)
+		case strings.HasPrefix(o, raw):
+			cands = append(cands, o)
+		}
+	}
+	switch {
+	case len(cands) == 0:
+		return tok, false
+	case len(cands) > 1:
+		tok.kind = kindOption
+		tok.cands = cands
+		tok.written = tok.word
+		return tok, true
+	}
+	if explicitAt == 0 {
+		out := t.optionToken(tok, t.byOpt[short], short, 2, false)
 		v := part(tok.word, 2, len(raw))
 		out.explicit = &v
 		return out, true
 	}
-	return tok, false
+	out := t.optionToken(tok, t.byOpt[cands[0]], cands[0], len(raw), false)
+	out.abbrev = true
+	return out, true
 }

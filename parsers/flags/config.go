@@ -215,6 +215,9 @@ func actionClass(f *Flag) string {
 // path and never reads the file.
 func (p *parser) ignoredConfig(tok token) {
 	msg := fmt.Sprintf("SGLang reads a config file only when \"--config\" is a word of its own followed by the path (server_args.py L8170); written as %s the file is never read", tok.word.Raw)
+	if p.t.Program == VLLMServer {
+		msg = fmt.Sprintf("vLLM reads a config file only when \"--config\" is a word of its own followed by the path (argparse_utils.py FlexibleArgumentParser.parse_args: if \"--config\" in args); written as %s the file is never read", tok.word.Raw)
+	}
 	if p.t.Program == SGLangRouterServer {
 		msg = "sglang_router.launch_server never reads --config (its main() calls parse_args() without the config merge), so the file is ignored"
 	}

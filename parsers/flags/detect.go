@@ -18,6 +18,9 @@ import (
 //     sglang_router.launch_server | sglang_router launch|server
 //     (the module word is the Command);
 //   - sglang serve (the "sglang" word is the Command);
+//   - vllm serve (the "vllm" word is the Command), python -m
+//     vllm.entrypoints.openai.api_server (the module word), and python -m
+//     vllm.entrypoints.cli.main serve (the module word);
 //   - smg / amg / sglang-router launch|server (sglang_router/cli.py);
 //   - torchrun <opts> -m module …, python -m torch.distributed.run|launch
 //     <opts> -m module …, and torchrun --no-python sglang serve ….
@@ -70,6 +73,12 @@ func detectAt(words []deploy.Value, i, depth int) (Launch, bool) {
 		if sub, ok := wordAt(words, i+1); ok && sub == "serve" {
 			return launch(SGLangServer, words[i], words[i+2:]), true
 		}
+	case prog == "vllm":
+		// vllm/entrypoints/cli/main.py: the `vllm` console script's
+		// subcommands; serve runs the OpenAI-compatible server.
+		if sub, ok := wordAt(words, i+1); ok && sub == "serve" {
+			return launch(VLLMServer, words[i], words[i+2:]), true
+		}
 	case prog == "smg" || prog == "amg" || prog == "sglang-router":
 		return routerCLI(words, i, words[i])
 	case prog == "torchrun":
@@ -120,6 +129,9 @@ var modules = map[string]Program{
 	"sglang.launch_server":        SGLangServer,
 	"sglang_router.launch_router": SGLangRouter,
 	"sglang_router.launch_server": SGLangRouterServer,
+	// vllm/entrypoints/openai/api_server.py __main__: make_arg_parser, the
+	// same parser as vllm serve, without the subcommand.
+	"vllm.entrypoints.openai.api_server": VLLMServer,
 }
 
 // detectPython reads CPython's command line (Modules/main.c, Python/getopt.c:
@@ -185,6 +197,10 @@ func detectModule(words []deploy.Value, mod deploy.Value, next, depth int) (Laun
 	switch mod.Raw {
 	case "sglang_router":
 		return routerCLI(words, next-1, mod)
+	case "vllm.entrypoints.cli.main":
+		if sub, ok := wordAt(words, next); ok && sub == "serve" {
+			return launch(VLLMServer, mod, words[next+1:]), true
+		}
 	case "torch.distributed.run", "torch.distributed.launch":
 		return detectTorchrun(words, next, depth)
 	}

@@ -58,7 +58,8 @@ func TestDetect(t *testing.T) {
 		// Not launches.
 		{"$PYTHON -m sglang.launch_server", "", "", ""},
 		{"python3 -m $MODULE --tp 2", "", "", ""},
-		{"python3 -m vllm.entrypoints.openai.api_server", "", "", ""},
+		{"python3 -m vllm.entrypoints.api_server --model m", "", "", ""}, // the old demo server, not the OpenAI one
+		{"vllm chat --url http://x", "", "", ""},
 		{"python3 -c 'import sglang'", "", "", ""},
 		{"python3 script.py --tp 2", "", "", ""},
 		{"python3 --version", "", "", ""},

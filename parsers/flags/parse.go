@@ -36,10 +36,21 @@ import (
 // Parse never fails: every problem is an Issue (about a flag) or an Error
 // (input that could not be analysed, such as an unreadable --config file).
 func (t *Table) Parse(argv []deploy.Value, read ReadFile) Result {
+	return t.parse(argv, read, parseOptions{})
+}
+
+// parseOptions say how the program was started, where that changes parsing.
+type parseOptions struct {
+	// vllmAPIServer: python -m vllm.entrypoints.openai.api_server, whose
+	// argv is not that of the `serve` subcommand (see prepareVLLM).
+	vllmAPIServer bool
+}
+
+func (t *Table) parse(argv []deploy.Value, read ReadFile, opt parseOptions) Result {
 	if t == nil {
 		return Result{Args: map[string]deploy.Value{}} // Lookup of a program kvlint does not know
 	}
-	p := &parser{t: t, res: Result{
+	p := &parser{t: t, opt: opt, res: Result{
 		Args:  map[string]deploy.Value{},
 		Lists: map[string][][]deploy.Value{},
 	}, seen: map[string]*occurrence{}}
@@ -58,8 +69,12 @@ func (t *Table) Parse(argv []deploy.Value, read ReadFile) Result {
 			afterSep = toks[i].kind == kindSeparator
 		}
 		toks[i].fromConfig = fromConfig[i]
+		toks[i].dotted = p.dottedAt[i]
 	}
 	p.consume(toks)
+	if t.Program == VLLMServer {
+		p.finishVLLM()
+	}
 	if len(p.res.Lists) == 0 {
 		p.res.Lists = nil
 	}
@@ -68,8 +83,20 @@ func (t *Table) Parse(argv []deploy.Value, read ReadFile) Result {
 
 type parser struct {
 	t    *Table
+	opt  parseOptions
 	res  Result
 	seen map[string]*occurrence // dest → occurrence in force
+
+	// vLLM's dotted JSON keys (--kv-transfer-config.kv_role x): the merged
+	// arguments prepareVLLM appended, by argv index, and each flag's keys.
+	dottedAt map[int]*dottedFlag
+	dotted   []*dottedFlag
+	// positionals counts the words taken by the program's positional
+	// arguments (vLLM's model_tag).
+	positionals int
+	// yamlMembers: for a JSON word made from a mapping in a vLLM config file
+	// (by the word's span), each key's [key span, value span] in the file.
+	yamlMembers map[deploy.Span]map[string][2]deploy.Span
 }
 
 // occurrence is one option and the words it consumed.
@@ -84,6 +111,9 @@ type occurrence struct {
 // prepare applies what runs before argparse: the --config merge of
 // prepare_server_args for the server.
 func (p *parser) prepare(argv []deploy.Value, read ReadFile) ([]deploy.Value, []bool) {
+	if p.t.Program == VLLMServer {
+		return p.prepareVLLM(argv, read)
+	}
 	fromConfig := make([]bool, len(argv))
 	if p.t.Program != SGLangServer {
 		return argv, fromConfig
@@ -122,8 +152,13 @@ func (p *parser) positional(tok token) {
 	if tok.kind == kindArg {
 		p.res.Positionals = append(p.res.Positionals, tok.word)
 	}
+	if tok.kind == kindArg && p.t.Program == VLLMServer && p.positionals == 0 {
+		// make_arg_parser's one positional, model_tag (nargs '?').
+		p.positionals++
+		return
+	}
 	p.issue(deploy.FlagUnknown, tok.word.Raw, tok.word.Raw, tok.word.Span, "",
-		fmt.Sprintf("unrecognized argument %s: %s takes no positional arguments, so argparse exits", pyQuote(tok.word.Raw), p.t.Program))
+		p.unexpectedPositional(tok.word.Raw))
 }
 
 // option consumes the option at toks[i] and the arguments it takes, and
@@ -318,12 +353,12 @@ func (p *parser) notes(occ *occurrence) {
 	if tok.abbrev {
 		msg := fmt.Sprintf("%s is an abbreviation argparse expands to %s; write the full name, because a new flag sharing the prefix would make it ambiguous", tok.written.Raw, tok.opt)
 		if r, ok := p.t.removed[tok.written.Raw]; ok {
-			msg = fmt.Sprintf("%s was removed from SGLang (%s); argparse now expands it, as an abbreviation, to %s, which is a different flag", tok.written.Raw, r.Removed, tok.opt)
+			msg = fmt.Sprintf("%s was removed from %s (%s); argparse now expands it, as an abbreviation, to %s, which is a different flag", tok.written.Raw, p.t.Program.engineName(), r.Removed, tok.opt)
 		}
 		p.issue(deploy.FlagAbbreviated, f.Name, tok.written.Raw, tok.written.Span, f.Name, msg)
 	}
 	if f.Deprecated != "" {
-		msg := fmt.Sprintf("%s is deprecated: SGLang still accepts it with a warning", tok.opt)
+		msg := fmt.Sprintf("%s is deprecated: %s still accepts it with a warning", tok.opt, p.t.Program.engineName())
 		if f.Deprecated != "(no replacement)" {
 			msg += "; use " + f.Deprecated + " instead"
 		} else if f.Action == "DeprecatedAction" {
@@ -364,6 +399,11 @@ func (p *parser) duplicate(prev, cur *occurrence) {
 	}
 	f := prev.tok.flag
 	where := cur.tok.written.Span.String()
+	if cur.tok.dotted != nil && prev.tok.dotted == nil {
+		p.issue(deploy.FlagDuplicate, f.Key, prev.tok.written.Raw, prev.tok.written.Span, "",
+			fmt.Sprintf("%s is also given as dotted keys (%s at %s): vLLM turns those into one more %s after every other argument, and the last one wins, so this value is discarded, not merged", prev.tok.written.Raw, cur.tok.dotted.firstWritten, where, cur.tok.dotted.flag))
+		return
+	}
 	p.issue(deploy.FlagDuplicate, f.Key, prev.tok.written.Raw, prev.tok.written.Span, "",
 		fmt.Sprintf("%s is given again as %s at %s; the last one wins, so this one has no effect", prev.tok.written.Raw, cur.tok.written.Raw, where))
 }
@@ -371,7 +411,7 @@ func (p *parser) duplicate(prev, cur *occurrence) {
 func (p *parser) ambiguous(tok token) {
 	msg := fmt.Sprintf("ambiguous option: %s could match %s; argparse exits", tok.written.Raw, strings.Join(tok.cands, ", "))
 	if r, ok := p.t.removed[tok.written.Raw]; ok {
-		msg += fmt.Sprintf(" (%s was removed from SGLang: %s)", tok.written.Raw, r.Removed)
+		msg += fmt.Sprintf(" (%s was removed from %s: %s)", tok.written.Raw, p.t.Program.engineName(), r.Removed)
 	}
 	p.issue(deploy.FlagAmbiguous, tok.written.Raw, tok.written.Raw, tok.written.Span, "", msg)
 }
@@ -380,7 +420,7 @@ func (p *parser) unknown(tok token, trailing []string) {
 	written := tok.written.Raw
 	unrecognized := strings.Join(append([]string{tok.word.Raw}, trailing...), " ")
 	if r, ok := p.t.removed[written]; ok {
-		msg := fmt.Sprintf("%s was removed from SGLang (%s); argparse exits with \"unrecognized arguments: %s\"", written, r.Removed, unrecognized)
+		msg := fmt.Sprintf("%s was removed from %s (%s); argparse exits with \"unrecognized arguments: %s\"", written, p.t.Program.engineName(), r.Removed, unrecognized)
 		suggestion := ""
 		if r.Instead != "" {
 			msg += "; use " + r.Instead + " instead"
@@ -399,7 +439,7 @@ func (p *parser) unknown(tok token, trailing []string) {
 			msg += fmt.Sprintf("; did you mean %s?", s.Name)
 		}
 	}
-	if tok.fromConfig && strings.Contains(written, "_") {
+	if tok.fromConfig && strings.Contains(written, "_") && p.t.Program != VLLMServer {
 		msg += "; SGLang passes a config key to argparse as written, so keys must use dashes"
 	}
 	p.issue(deploy.FlagUnknown, written, written, tok.written.Span, suggestion, msg)

@@ -17,7 +17,8 @@ import (
 //   - Args, Positionals and FlagIssues come from Table.Parse (canonical
 //     flag names; see Parse for every rule);
 //   - Model is Args["--model-path"] (for `sglang serve MODEL` the
-//     positional model, which sglang serve turns into --model-path);
+//     positional model, which sglang serve turns into --model-path); for
+//     vLLM see vllmServer;
 //   - Role: the router is RoleRouter. A server is RolePrefill or RoleDecode
 //     for --disaggregation-mode prefill|decode, RoleColocated for "null" or
 //     when the flag is absent. When the mode is a placeholder, or a value
@@ -43,6 +44,9 @@ func Server(words []deploy.Value, read ReadFile) (*deploy.Server, []*deploy.Erro
 // ServerFromLaunch parses a detected launch and returns the server with the
 // full parse result (Opaque and Lists included).
 func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
+	if l.Program == VLLMServer {
+		return vllmServer(l, read)
+	}
 	t := Lookup(l.Program)
 	argv := l.Argv
 	var pre []deploy.FlagIssue

@@ -63,6 +63,11 @@ type Flag struct {
 	MinOpen, MaxOpen bool
 	RangeSource      string
 	Line             int // line of the definition in the engine's source
+	// Keys are the fields a JSON config flag accepts (vLLM's config
+	// dataclasses forbid extra keys); nil when any key goes.
+	Keys []string
+
+	engine string // "SGLang" or "vLLM", for messages
 }
 
 // OptionStrings returns the canonical name followed by the aliases.
@@ -162,7 +167,13 @@ func loadTables() {
 		tablesErr = err
 		return
 	}
+	vllm, vllmRemoved, err := loadVLLM()
+	if err != nil {
+		tablesErr = err
+		return
+	}
 	tables = map[Program]*Table{
+		VLLMServer:         newTable(VLLMServer, vllm, vllmRemoved),
 		SGLangServer:       newTable(SGLangServer, server, removed),
 		SGLangRouter:       newTable(SGLangRouter, router, nil),
 		SGLangRouterServer: newTable(SGLangRouterServer, routerServerFlags(server, router), removed),
@@ -191,6 +202,9 @@ func routerServerFlags(server, router []*Flag) []*Flag {
 
 func newTable(p Program, flags []*Flag, removed []*Flag) *Table {
 	t := &Table{Program: p, byOpt: map[string]*Flag{}, removed: map[string]*Flag{}}
+	for _, f := range append(append([]*Flag(nil), flags...), removed...) {
+		f.engine = p.engineName()
+	}
 	// argparse registers -h/--help first, so it leads the option order
 	// (the order shows in "ambiguous option" messages).
 	for _, f := range flags {
@@ -331,31 +345,38 @@ func applyRanges(flags []*Flag, path string) error {
 		if !ok {
 			return fmt.Errorf("%s: range for unknown flag %s", path, r["flag"])
 		}
-		rg := r["range"]
-		if len(rg) < 3 {
-			return fmt.Errorf("%s: bad range %q", path, rg)
+		if err := f.setRange(r["range"], r["source"]); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
 		}
-		lo, hi, ok := strings.Cut(rg[1:len(rg)-1], ",")
-		if !ok {
-			return fmt.Errorf("%s: bad range %q", path, rg)
-		}
-		f.MinOpen, f.MaxOpen = rg[0] == '(', rg[len(rg)-1] == ')'
-		if lo != "" {
-			v, err := strconv.ParseFloat(lo, 64)
-			if err != nil {
-				return fmt.Errorf("%s: bad range %q", path, rg)
-			}
-			f.Min = &v
-		}
-		if hi != "" {
-			v, err := strconv.ParseFloat(hi, 64)
-			if err != nil {
-				return fmt.Errorf("%s: bad range %q", path, rg)
-			}
-			f.Max = &v
-		}
-		f.RangeSource = r["source"]
 	}
+	return nil
+}
+
+// setRange reads interval notation ("(0,1]", "[1,]") into the flag's bounds.
+func (f *Flag) setRange(rg, source string) error {
+	if len(rg) < 3 || (rg[0] != '(' && rg[0] != '[') || (rg[len(rg)-1] != ')' && rg[len(rg)-1] != ']') {
+		return fmt.Errorf("bad range %q", rg)
+	}
+	lo, hi, ok := strings.Cut(rg[1:len(rg)-1], ",")
+	if !ok {
+		return fmt.Errorf("bad range %q", rg)
+	}
+	f.MinOpen, f.MaxOpen = rg[0] == '(', rg[len(rg)-1] == ')'
+	if lo != "" {
+		v, err := strconv.ParseFloat(lo, 64)
+		if err != nil {
+			return fmt.Errorf("bad range %q", rg)
+		}
+		f.Min = &v
+	}
+	if hi != "" {
+		v, err := strconv.ParseFloat(hi, 64)
+		if err != nil {
+			return fmt.Errorf("bad range %q", rg)
+		}
+		f.Max = &v
+	}
+	f.RangeSource = source
 	return nil
 }
 

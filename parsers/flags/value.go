@@ -50,7 +50,11 @@ func typeName(t string) string {
 // number it denotes (ok=false when the type is not numeric or the number does
 // not fit). A non-nil error is an argparse error: the engine exits.
 func convert(f *Flag, raw string) (num float64, numeric bool, err error) {
-	switch f.Type {
+	return convertType(f, f.Type, raw)
+}
+
+func convertType(f *Flag, typ, raw string) (num float64, numeric bool, err error) {
+	switch typ {
 	case "int":
 		n, err := pythonInt(raw)
 		if errors.Is(err, ErrOutOfRange) {
@@ -77,8 +81,10 @@ func convert(f *Flag, raw string) (num float64, numeric bool, err error) {
 		return float64(n), true, nil
 	case "json.loads":
 		if !pyJSONValid(raw) {
-			return 0, false, fmt.Errorf("invalid %s value: %s", typeName(f.Type), pyQuote(raw))
+			return 0, false, fmt.Errorf("invalid %s value: %s", typeName(typ), pyQuote(raw))
 		}
+	default:
+		return convertVLLM(f, typ, raw)
 	}
 	return 0, false, nil
 }
@@ -96,6 +102,12 @@ func pyJSONValid(raw string) bool {
 // argparse's _check_value does (an int choice matches "01").
 func checkChoice(f *Flag, raw string) error {
 	if len(f.Choices) == 0 {
+		return nil
+	}
+	if f.Type == "lower_underscore" {
+		raw = lowerUnderscore(raw)
+	}
+	if strings.HasPrefix(f.Type, "optional:") && (raw == "" || raw == "None") {
 		return nil
 	}
 	if f.Type == "int" {
@@ -136,7 +148,7 @@ func checkRange(f *Flag, v float64) error {
 	if in {
 		return nil
 	}
-	return fmt.Errorf("%s must be in %s; SGLang refuses to start (%s)", f.Name, f.rangeString(), f.RangeSource)
+	return fmt.Errorf("%s must be in %s; %s refuses to start (%s)", f.Name, f.rangeString(), f.engineOrDefault(), f.RangeSource)
 }
 
 // validate returns the argparse or engine error for one known value.
