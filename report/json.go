@@ -33,9 +33,6 @@ type jsonFinding struct {
 	EndLine   int    `json:"end_line"`
 	EndColumn int    `json:"end_column"`
 	Server    string `json:"server"`
-	// Via is how the value at file:line was produced: the template lines
-	// that used a Helm values line, Terraform's variable and argument.
-	Via []jsonLocation `json:"via,omitempty"`
 	// Suppression is set on the entries of suppressed only.
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
 }
@@ -88,7 +85,7 @@ func CheckJSON(w io.Writer, res *check.Result) error {
 			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 			File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
 			EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
-			Server: serverName(res, f.Server), Via: viaJSON(f.Via),
+			Server: serverName(res, f.Server),
 		}
 		if s := f.Suppression; s != nil {
 			jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}

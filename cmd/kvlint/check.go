@@ -26,9 +26,6 @@ type commonFlags struct {
 	configPath string
 	exclude    []string
 	tfVarFiles []string
-	// Helm values (--values/-f) and --set, for the charts named as paths.
-	helmValues []string
-	helmSet    []string
 	engine     *rules.Engine // set by analyse: the rules that ran
 	// Custom policies (--policy, --policy-timeout) and, for check only,
 	// the baseline (--baseline).
@@ -44,8 +41,6 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
-	cmd.Flags().StringArrayVarP(&f.helmValues, "values", "f", nil, "Helm values file for the charts named as paths, applied in order after the chart's values.yaml (repeatable)")
-	cmd.Flags().StringArrayVar(&f.helmSet, "set", nil, "Helm --set key=value for the charts named as paths, applied after --values (repeatable)")
 	cmd.Flags().StringArrayVar(&f.policyDirs, "policy", nil, "directory of custom Rego policies, evaluated with the built-in rules (repeatable)")
 	cmd.Flags().DurationVar(&f.policyTimeout, "policy-timeout", rules.DefaultTimeout, "time limit of one evaluation of the policies")
 }
@@ -102,7 +97,6 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
-		HelmValues: f.helmValues, HelmSet: f.helmSet,
 	})
 	return res, cfg, err
 }
