@@ -23,6 +23,9 @@ type Settings struct {
 	// ExpectedConcurrency is how many requests one server is expected to run
 	// at once (.kvlint.yaml); 0 means not declared.
 	ExpectedConcurrency int
+	// Deployments group the servers (deploy.Group) with each group's tenancy
+	// and isolation. Nil: every server is its own deployment with Tenancy.
+	Deployments []deploy.Deployment
 }
 
 // Finding is one rule violation, pointed at the text the user must change.
@@ -233,8 +236,9 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 }
 
 // finding turns one deny object into a Finding, resolving what it points at
-// into a span: "issue" → that flag issue as written, "arg" → the value of
-// that flag, neither (or an absent flag) → the launch command.
+// into a span: "issue" → that flag issue as written, "at": "image" → the
+// container image, "arg" → the value of that flag, neither (or an absent
+// flag or image) → the launch command.
 func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
@@ -269,6 +273,13 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 			f.Span = span
 		}
 		f.Arg = srv.FlagIssues[k].Flag
+		return f, nil
+	}
+	if at, _ := obj["at"].(string); at == "image" {
+		if !srv.Image.Span.IsZero() {
+			f.Span = srv.Image.Span
+			f.Via = srv.Image.Via
+		}
 		return f, nil
 	}
 	if arg, _ := obj["arg"].(string); arg != "" {

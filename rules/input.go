@@ -61,9 +61,17 @@ func buildInput(servers []*deploy.Server, est []capacity.Estimate, s Settings) (
 		}
 		list[i] = ast.NewTerm(obj)
 	}
+	deployments, of, err := deploymentsInput(servers, s)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		addServerFacts(list[i].Value.(ast.Object), servers[i], &est[i], of[i])
+	}
 	return ast.NewObject(
 		[2]*ast.Term{ast.StringTerm("settings"), ast.NewTerm(settingsInput(s))},
 		[2]*ast.Term{ast.StringTerm("servers"), ast.ArrayTerm(list...)},
+		[2]*ast.Term{ast.StringTerm("deployments"), ast.ArrayTerm(deployments...)},
 	), nil
 }
 

@@ -136,6 +136,9 @@ func TestInputDocument(t *testing.T) {
 			map[string]any{"index": 0.0, "kind": "abbreviated", "flag": "--tp-size", "written": "--tp", "message": "m", "suggestion": ""},
 			map[string]any{"index": 1.0, "kind": "unknown", "flag": "--foo", "written": "--foo", "message": "", "suggestion": "--food"},
 		},
+		"deployment": 0.0, // alone: no Settings.Deployments
+		"image":      nil,
+		"mla":        nil, // the model is not in the catalog
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("server\n got %v\nwant %v", s, want)

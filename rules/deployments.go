@@ -1,0 +1,132 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// deploymentsInput builds input.deployments (see INPUT.md) and says which
+// deployment each server belongs to. Without Settings.Deployments every
+// server stands alone, with the settings' tenancy, as before grouping.
+func deploymentsInput(servers []*deploy.Server, s Settings) ([]*ast.Term, []int, error) {
+	ds := s.Deployments
+	if ds == nil {
+		ds = make([]deploy.Deployment, len(servers))
+		for i, srv := range servers {
+			mode := deploy.ModeColocated
+			if srv.Role == deploy.RolePrefill || srv.Role == deploy.RoleDecode {
+				mode = deploy.ModeDisaggregated
+			}
+			ds[i] = deploy.Deployment{Name: srv.Name, Mode: mode, Tenancy: s.Tenancy, Servers: []*deploy.Server{srv}, Isolation: deploy.DefaultIsolation()}
+		}
+	}
+	index := make(map[*deploy.Server]int, len(servers))
+	for i, srv := range servers {
+		index[srv] = i
+	}
+	of := make([]int, len(servers))
+	for i := range of {
+		of[i] = -1
+	}
+	terms := make([]*ast.Term, len(ds))
+	for di := range ds {
+		d := &ds[di]
+		var all, prefill, decode, routers []*ast.Term
+		for _, srv := range d.Servers {
+			i, ok := index[srv]
+			if !ok {
+				return nil, nil, fmt.Errorf("rules: deployment %q holds a server that is not among the servers evaluated", d.Name)
+			}
+			if of[i] >= 0 {
+				return nil, nil, fmt.Errorf("rules: server %d is in deployments %d and %d", i, of[i], di)
+			}
+			of[i] = di
+			t := ast.IntNumberTerm(i)
+			all = append(all, t)
+			switch srv.Role {
+			case deploy.RolePrefill:
+				prefill = append(prefill, t)
+			case deploy.RoleDecode:
+				decode = append(decode, t)
+			case deploy.RoleRouter:
+				routers = append(routers, t)
+			}
+		}
+		links := make([]*ast.Term, 0, len(d.Links))
+		for _, l := range d.Links {
+			r, ok := index[l.Router]
+			if !ok {
+				return nil, nil, fmt.Errorf("rules: deployment %q has a link from a router that is not evaluated", d.Name)
+			}
+			reached := make([]*ast.Term, 0, len(l.Servers))
+			for _, srv := range l.Servers {
+				if i, ok := index[srv]; ok {
+					reached = append(reached, ast.IntNumberTerm(i))
+				}
+			}
+			links = append(links, ast.ObjectTerm(
+				[2]*ast.Term{ast.StringTerm("router"), ast.IntNumberTerm(r)},
+				[2]*ast.Term{ast.StringTerm("role"), ast.StringTerm(string(l.Role))},
+				[2]*ast.Term{ast.StringTerm("target"), ast.StringTerm(l.Target)},
+				[2]*ast.Term{ast.StringTerm("bootstrap_port"), ast.StringTerm(l.BootstrapPort)},
+				[2]*ast.Term{ast.StringTerm("discovery"), ast.BooleanTerm(l.Discovery)},
+				[2]*ast.Term{ast.StringTerm("match"), ast.StringTerm(l.Match)},
+				[2]*ast.Term{ast.StringTerm("servers"), ast.ArrayTerm(reached...)},
+			))
+		}
+		iso := d.Isolation
+		if iso.CacheSalt == "" {
+			iso.CacheSalt = deploy.CacheSaltNone
+		}
+		if iso.ExternalKV == "" {
+			iso.ExternalKV = deploy.ExternalKVShared
+		}
+		tenancy := d.Tenancy
+		if tenancy == "" {
+			tenancy = s.Tenancy
+		}
+		terms[di] = ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("index"), ast.IntNumberTerm(di)},
+			[2]*ast.Term{ast.StringTerm("name"), ast.StringTerm(d.Name)},
+			[2]*ast.Term{ast.StringTerm("mode"), ast.StringTerm(string(d.Mode))},
+			[2]*ast.Term{ast.StringTerm("complete"), ast.BooleanTerm(d.Complete())},
+			[2]*ast.Term{ast.StringTerm("tenancy"), ast.StringTerm(string(tenancy))},
+			[2]*ast.Term{ast.StringTerm("tenancy_declared"), ast.BooleanTerm(d.TenancyDeclared)},
+			[2]*ast.Term{ast.StringTerm("isolation"), ast.ObjectTerm(
+				[2]*ast.Term{ast.StringTerm("cache_salt"), ast.StringTerm(string(iso.CacheSalt))},
+				[2]*ast.Term{ast.StringTerm("per_tenant_deployments"), ast.BooleanTerm(iso.PerTenantDeployments)},
+				[2]*ast.Term{ast.StringTerm("external_kv"), ast.StringTerm(string(iso.ExternalKV))},
+			)},
+			[2]*ast.Term{ast.StringTerm("servers"), ast.ArrayTerm(all...)},
+			[2]*ast.Term{ast.StringTerm("prefill"), ast.ArrayTerm(prefill...)},
+			[2]*ast.Term{ast.StringTerm("decode"), ast.ArrayTerm(decode...)},
+			[2]*ast.Term{ast.StringTerm("routers"), ast.ArrayTerm(routers...)},
+			[2]*ast.Term{ast.StringTerm("links"), ast.ArrayTerm(links...)},
+		)
+	}
+	for i, d := range of {
+		if d < 0 {
+			return nil, nil, fmt.Errorf("rules: server %d (%s) is in no deployment", i, servers[i].Name)
+		}
+	}
+	return terms, of, nil
+}
+
+// addServerFacts adds what the deployment rules read about each server: its
+// deployment, its image, and whether its model uses MLA (null when the
+// model is not in kvlint's catalog).
+func addServerFacts(obj ast.Object, srv *deploy.Server, est *capacity.Estimate, deployment int) {
+	mla := ast.NullTerm()
+	if est.Model != "" {
+		if m, ok := capacity.Default().Model(est.Model); ok {
+			mla = ast.BooleanTerm(m.IsMLA())
+		}
+	}
+	obj.Insert(ast.StringTerm("deployment"), ast.IntNumberTerm(deployment))
+	obj.Insert(ast.StringTerm("image"), optionalValueTerm(srv.Image))
+	obj.Insert(ast.StringTerm("mla"), mla)
+}
