@@ -95,7 +95,10 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 			t.Errorf("Rule(%q) = %v, %v", r.ID, got.ID, ok)
 		}
 	}
-	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105", "KV401", "KV402", "KV403", "KV404", "KV405"}
+	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105",
+		"KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209",
+		"KV301", "KV302", "KV303", "KV304",
+		"KV401", "KV402", "KV403", "KV404", "KV405"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("rules %v, want %v (sorted by ID)", ids, want)
 	}
@@ -110,6 +113,9 @@ func TestRuleSeverities(t *testing.T) {
 	want := map[string]string{
 		"KV001": "medium", "KV002": "low", "KV003": "low", "KV004": "medium",
 		"KV101": "high", "KV102": "medium", "KV103": "critical", "KV104": "high", "KV105": "info",
+		"KV201": "high", "KV202": "high", "KV203": "high", "KV204": "medium", "KV205": "high",
+		"KV206": "high", "KV207": "high", "KV208": "medium", "KV209": "high",
+		"KV301": "high", "KV302": "high", "KV303": "high", "KV304": "high",
 		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high",
 	}
 	for _, r := range engine(t).Rules() {
@@ -226,7 +232,8 @@ func TestEvaluateSeverityOverride(t *testing.T) {
 	for _, f := range findings {
 		got = append(got, fmt.Sprintf("%s %s %d", f.Rule, f.Severity, f.Span.Col))
 	}
-	want := []string{"KV402 high 20", "KV404 high 30", "KV404 low 60"}
+	// The removed disaggregation flag is KV209's, not KV404's.
+	want := []string{"KV402 high 20", "KV209 high 30", "KV404 low 60"}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %q, want %q", got, want)
 	}

@@ -13,7 +13,9 @@
 #   update_running_batch). Severity medium: requests still complete, but
 #   latency and throughput collapse exactly at the load the configuration
 #   promises to carry (sglang#26248), and the last request that does not fit
-#   is aborted (sglang#19881). KV101 covers a pool below one context.
+#   is aborted (sglang#19881). KV101 covers a pool below one context. Raised
+#   to critical when the server belongs to a disaggregated deployment
+#   declared multi-tenant, where retraction and aborts hit every tenant.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/issues/26248
 #     description: decode throughput collapse after KV cache retraction
@@ -41,18 +43,22 @@ deny contains finding if {
 	limit.tokens >= ctx
 	demand := concurrency(s)
 	limit.tokens < ctx * demand.per_scheduler
-	finding := {
-		"msg": sprintf("%s: room for %s%d full-context requests at %s, but %s; when long requests arrive together, new ones wait in the queue with no error (prefill admission finds no free tokens) and running ones are retracted mid-decode and recomputed from scratch (\"KV cache pool is full. Retract requests\")%s", [
-			lib.pool_phrase(limit),
-			at_most(limit),
-			floor(limit.tokens / ctx),
-			lib.context_phrase(s.capacity),
-			demand.phrase,
-			lib.opaque_note(s.opaque),
-		]),
-		"server": s.index,
-		"arg": demand.arg,
-	}
+	finding := object.union(
+		{
+			"msg": sprintf("%s: room for %s%d full-context requests at %s, but %s; when long requests arrive together, new ones wait in the queue with no error (prefill admission finds no free tokens) and running ones are retracted mid-decode and recomputed from scratch (\"KV cache pool is full. Retract requests\")%s%s", [
+				lib.pool_phrase(limit),
+				at_most(limit),
+				floor(limit.tokens / ctx),
+				lib.context_phrase(s.capacity),
+				demand.phrase,
+				lib.incident_note(s),
+				lib.opaque_note(s.opaque),
+			]),
+			"server": s.index,
+			"arg": demand.arg,
+		},
+		lib.incident_raise(s),
+	)
 }
 
 at_most(limit) := "" if {

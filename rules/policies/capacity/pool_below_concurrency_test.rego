@@ -79,3 +79,13 @@ test_quiet_when_context_is_zero if {
 	srv := test.server({"capacity": {"pool_tokens": 1000, "context_length": 0, "max_running_requests": 8}})
 	count(pool_below_concurrency.deny) == 0 with input as test.input_with([srv])
 }
+
+test_fires_critical_in_a_declared_multi_tenant_pd_deployment if {
+	d := test.decode({
+		"args": {"--max-running-requests": {"value": "64", "known": true}},
+		"capacity": {"pool_tokens": 200000, "max_running_requests": 64},
+	})
+	some f in pool_below_concurrency.deny with input as test.pd_input([test.prefill({}), d], {})
+	f.severity == "critical"
+	contains(f.msg, "; critical because deployment pd is disaggregated and declared multi-tenant")
+}

@@ -15,7 +15,9 @@
 #   fail or get truncated output in production, and nothing at startup says
 #   so. The pool is judged when kvlint could compute it, or when an explicit
 #   --max-total-tokens (a cap the engine never exceeds) already proves it too
-#   small.
+#   small. Raised to critical when the server belongs to a disaggregated
+#   deployment declared multi-tenant: that is the incident's exact
+#   combination.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/issues/4048
 #     description: context-length 160k over a ~60k-token pool; inputs rejected
@@ -41,18 +43,22 @@ deny contains finding if {
 	ctx := lib.context_tokens(s.capacity)
 	limit := lib.pool_limit(s.capacity)
 	limit.tokens < ctx
-	finding := {
-		"msg": message(s, limit),
-		"server": s.index,
-		"arg": lib.pool_arg(s.args),
-	}
+	finding := object.union(
+		{
+			"msg": message(s, limit),
+			"server": s.index,
+			"arg": lib.pool_arg(s.args),
+		},
+		lib.incident_raise(s),
+	)
 }
 
-message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot fit; SGLang starts anyway and %s%s%s", [
+message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot fit; SGLang starts anyway and %s%s%s%s", [
 	lib.pool_phrase(limit),
 	lib.context_phrase(s.capacity),
 	consequence(limit),
 	pd_note(s),
+	lib.incident_note(s),
 	lib.opaque_note(s.opaque),
 ])
 

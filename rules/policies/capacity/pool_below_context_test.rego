@@ -89,3 +89,18 @@ test_quiet_for_other_engines if {
 	srv := test.server({"engine": "vllm", "capacity": {"pool_tokens": 61440}})
 	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
 }
+
+test_fires_critical_in_a_declared_multi_tenant_pd_deployment if {
+	d := test.decode({"args": {"--max-total-tokens": {"value": "65536", "known": true}}, "capacity": {"pool_tokens": null, "pool_upper_bound": 65536}})
+	some f in pool_below_context.deny with input as test.pd_input([test.prefill({}), d], {"name": "llama"})
+	f.severity == "critical"
+	contains(f.msg, "; critical because deployment llama is disaggregated and declared multi-tenant")
+}
+
+test_fires_high_when_tenancy_is_assumed_or_single if {
+	d := test.decode({"capacity": {"pool_tokens": 65536}})
+	some f in pool_below_context.deny with input as test.pd_input([test.prefill({}), d], {"tenancy_declared": false})
+	not f.severity
+	some g in pool_below_context.deny with input as test.pd_input([test.prefill({}), d], {"tenancy": "single"})
+	not g.severity
+}

@@ -7,7 +7,9 @@
 #   alias goes away in a later release. A removed flag is severity high: the
 #   parser no longer has it, argparse exits with "unrecognized arguments", and
 #   the server does not start (for example --disaggregation-decode-tp and
-#   --disaggregation-decode-dp, removed by sglang#19618).
+#   --disaggregation-decode-dp, removed by sglang#19618; KV209 reports the
+#   removed --disaggregation-* flags of SGLang servers, with what they do to
+#   the deployment, so they are not reported twice).
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py
 #     description: deprecated aliases kept in add_cli_args
@@ -44,6 +46,7 @@ deny contains finding if {
 	some s in input.servers
 	some issue in s.flag_issues
 	issue.kind == "removed"
+	not pd_flag(s, issue)
 	finding := {
 		"msg": concat("", [
 			lib.says(issue, sprintf("%s was removed from %s: argparse stops the server at startup (\"unrecognized arguments\")", [
@@ -61,3 +64,10 @@ deny contains finding if {
 replacement(issue) := lib.unless_said(issue, issue.suggestion, sprintf("; write %s instead", [issue.suggestion])) if {
 	issue.suggestion != ""
 } else := ""
+
+# pd_flag: a removed SGLang disaggregation flag, which KV209
+# (disaggregation/pd_flag_hazards.rego) reports.
+pd_flag(s, issue) if {
+	s.engine == "sglang"
+	startswith(issue.flag, "--disaggregation-")
+}

@@ -18,18 +18,26 @@ test_fires_low_on_a_deprecated_alias if {
 }
 
 test_fires_high_on_a_removed_flag if {
-	srv := test.server({"role": "decode", "flag_issues": [test.flag_issue("removed", {
-		"flag": "--disaggregation-decode-tp",
-		"written": "--disaggregation-decode-tp",
-		"message": "--disaggregation-decode-tp was removed from SGLang (2026-03-02, #19618); argparse exits with \"unrecognized arguments: --disaggregation-decode-tp\"",
+	srv := test.server({"flag_issues": [test.flag_issue("removed", {
+		"flag": "--enable-flashinfer",
+		"written": "--enable-flashinfer",
+		"message": "--enable-flashinfer was removed from SGLang (2024-07-02, #578); argparse exits with \"unrecognized arguments: --enable-flashinfer\"",
 	})]})
 	findings := deprecated_flag.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "--disaggregation-decode-tp was removed from SGLang (2026-03-02, #19618); argparse exits with \"unrecognized arguments: --disaggregation-decode-tp\"",
+		"msg": "--enable-flashinfer was removed from SGLang (2024-07-02, #578); argparse exits with \"unrecognized arguments: --enable-flashinfer\"",
 		"server": 0,
 		"issue": 0,
 		"severity": "high",
 	}}
+}
+
+test_quiet_on_removed_disaggregation_flags_which_kv209_reports if {
+	srv := test.server({"role": "decode", "flag_issues": [test.flag_issue("removed", {
+		"flag": "--disaggregation-decode-tp",
+		"written": "--disaggregation-decode-tp",
+	})]})
+	count(deprecated_flag.deny) == 0 with input as test.input_with([srv])
 }
 
 test_quiet_on_current_flags if {

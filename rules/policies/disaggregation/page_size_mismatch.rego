@@ -1,0 +1,62 @@
+# METADATA
+# title: Prefill and decode page sizes differ
+# description: >-
+#   The decode side receives KV pages into pages it pre-allocated, so both
+#   sides must use the same page size. Since sglang#14474 (2026-01-05) the
+#   decode server checks it when it first fetches the prefill server's
+#   parallel info and raises "Page size mismatch: … Both servers must use the
+#   same --page-size value." (disaggregation/common/conn.py
+#   try_ensure_parallel_info), so no request completes; releases before that
+#   transfer into pages of the wrong shape. Severity high: the deployment
+#   serves nothing, or serves garbage on older releases. The page size compared is the one
+#   SGLang resolves: --page-size, or the default the attention backend forces
+#   (1 on CUDA, 64 for DeepSeek DSA, 64 or more for the Blackwell backends).
+#   A side whose page size depends on a GPU kvlint does not know is not judged.
+# related_resources:
+#   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/disaggregation/common/conn.py
+#     description: try_ensure_parallel_info raises on a page size mismatch
+#   - ref: https://github.com/sgl-project/sglang/pull/14474
+#     description: added the page size check (2026-01-05)
+#   - ref: https://github.com/sgl-project/sglang/issues/5450
+#     description: maintainers advise --page-size 32 or more for PD transfer speed
+# custom:
+#   id: KV201
+#   severity: high
+#   remediation: >-
+#     Pass the same --page-size to every prefill and decode server of the
+#     deployment (the same attention backend too, when it forces a page size).
+package kvlint.rules.page_size_mismatch
+
+import data.kvlint.lib
+
+deny contains finding if {
+	some pair in lib.sglang_pd_pairs
+	p := input.servers[pair[0]]
+	q := input.servers[pair[1]]
+	page_known(p)
+	page_known(q)
+	p.capacity.page_size != q.capacity.page_size
+	finding := {
+		"msg": sprintf("decode page size %d differs from prefill page size %d on %s: the decode side raises \"Page size mismatch\" when it first contacts the prefill server, so no request completes (disaggregation/common/conn.py try_ensure_parallel_info)", [
+			q.capacity.page_size,
+			p.capacity.page_size,
+			lib.where(p),
+		]),
+		"server": q.index,
+		"arg": lib.first_given(q.args, ["--page-size", "--attention-backend", "--decode-attention-backend"]),
+	}
+}
+
+# page_known(s): SGLang's page size for s is known: resolved by capacity, and
+# either written or resolved on a known GPU (the default differs on
+# Blackwell).
+page_known(s) if {
+	s.capacity.page_size > 0
+	s.args["--page-size"].known
+}
+
+page_known(s) if {
+	s.capacity.page_size > 0
+	not s.args["--page-size"]
+	s.capacity.gpu != ""
+}
