@@ -1,0 +1,134 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// testSamples is enough power for a probe in a unit test: with D⁺ = 1 at 60 per arm,
+// p = 1/C(120, 60) ≈ 1e-35, far below α; the CLI runs the audit's 250.
+const testSamples = 60
+
+func probeTest(t *testing.T, res *check.Result, rule string, opt Options) FindingVerdict {
+	t.Helper()
+	opt.Seed, opt.Samples = 3, testSamples
+	rep := verified(t, res, opt)
+	v := verdictOf(t, res, rep, rule)
+	if v.Evidence.Isolation == nil {
+		t.Fatalf("%s: no isolation evidence: %+v", rule, v.Evidence)
+	}
+	if rep.Alpha != FamilyAlpha {
+		t.Errorf("one probe cell: α = %g, want %g", rep.Alpha, FamilyAlpha)
+	}
+	return v
+}
+
+func tests(v FindingVerdict) (cross, same, aa KSTest) {
+	for _, k := range v.Evidence.Isolation.Tests {
+		switch k.Arm {
+		case armHitCross:
+			cross = k
+		case armHitSame:
+			same = k
+		case armAA:
+			aa = k
+		}
+	}
+	return cross, same, aa
+}
+
+// TestSharedRadixCacheConfirmsKV301: tenants share the incident's prefix cache (no
+// isolation key is enforced), so the attacker reads the victim's pages (white-box) and is
+// measurably faster (black-box), with the positive control significant.
+func TestSharedRadixCacheConfirmsKV301(t *testing.T) {
+	heavy(t)
+	base := checked(t, "../examples/incident")
+	res := withFinding(base, "KV301", serverIndex(t, base, deploy.RolePrefill))
+	v := probeTest(t, res, "KV301", Options{})
+	cross, same, aa := tests(v)
+	ie := v.Evidence.Isolation
+	if v.Verdict != Confirmed || ie.ForeignReadPages == 0 || !cross.Significant || !same.Significant || aa.Significant {
+		t.Fatalf("%s (foreign pages %d, cross %+v, same %+v, a/a %+v): %s", v.Verdict, ie.ForeignReadPages, cross, same, aa, v.Evidence.Summary)
+	}
+	if cross.AUC < 0.99 || ie.SamplesPerArm != testSamples {
+		t.Errorf("cross AUC %.3f, samples %d", cross.AUC, ie.SamplesPerArm)
+	}
+	for _, a := range ie.Arms {
+		if a.Samples != testSamples {
+			t.Errorf("arm %s has %d samples, want %d", a.Arm, a.Samples, testSamples)
+		}
+	}
+	t.Log(v.Evidence.Summary)
+}
+
+// TestEnforcedIsolationKeyDoesNotConfirmKV301: with the namespace derived from the tenant,
+// the victim's own repeat still hits (power shown) and another tenant's does not.
+func TestEnforcedIsolationKeyDoesNotConfirmKV301(t *testing.T) {
+	heavy(t)
+	base := checked(t, "../examples/incident")
+	res := withFinding(base, "KV301", serverIndex(t, base, deploy.RolePrefill))
+	v := probeTest(t, res, "KV301", Options{IsolationEnforced: true})
+	cross, same, _ := tests(v)
+	if v.Verdict != NotConfirmed || !same.Significant || cross.Significant || v.Evidence.Isolation.ForeignReadPages != 0 {
+		t.Fatalf("%s (cross %+v, same %+v): %s", v.Verdict, cross, same, v.Evidence.Summary)
+	}
+}
+
+// TestPrefixCacheOffIsInconclusive: with nothing cached the positive control fails, and a
+// failed positive control is never reported as isolation.
+func TestPrefixCacheOffIsInconclusive(t *testing.T) {
+	heavy(t)
+	base := checked(t, "../examples/incident")
+	prefill := serverIndex(t, base, deploy.RolePrefill)
+	res := withFinding(setArg(base, prefill, "--disable-radix-cache", "true"), "KV301", prefill)
+	for _, enforced := range []bool{false, true} {
+		v := probeTest(t, res, "KV301", Options{IsolationEnforced: enforced})
+		_, same, _ := tests(v)
+		if v.Verdict != Inconclusive || same.Significant {
+			t.Fatalf("enforced=%v: %s (same %+v): %s", enforced, v.Verdict, same, v.Evidence.Summary)
+		}
+	}
+}
+
+// TestSaltDroppedConfirmsKV304: an enforced key that an engine version drops on the way to
+// the cache (sglang#23300's class) shares the cache as if there were none.
+func TestSaltDroppedConfirmsKV304(t *testing.T) {
+	heavy(t)
+	base := checked(t, "../examples/incident")
+	res := withFinding(base, "KV304", serverIndex(t, base, deploy.RolePrefill))
+	v := probeTest(t, res, "KV304", Options{IsolationEnforced: true})
+	if v.Verdict != Confirmed || v.Evidence.Isolation.Fault != "salt-dropped" {
+		t.Fatalf("%s under %q: %s", v.Verdict, v.Evidence.Isolation.Fault, v.Evidence.Summary)
+	}
+}
+
+func TestCacheReportOracle(t *testing.T) {
+	heavy(t)
+	base := checked(t, "../examples/incident")
+	prefill := serverIndex(t, base, deploy.RolePrefill)
+	res := withFinding(setArg(base, prefill, "--enable-cache-report", "true"), "KV302", prefill)
+	for _, tc := range []struct {
+		enforced bool
+		want     Verdict
+	}{{false, Confirmed}, {true, NotConfirmed}} {
+		rep := verified(t, res, Options{Seed: 1, Samples: testSamples, IsolationEnforced: tc.enforced})
+		v := verdictOf(t, res, rep, "KV302")
+		if v.Verdict != tc.want || v.Evidence.Oracle == nil {
+			t.Errorf("enforced=%v: %s: %s", tc.enforced, v.Verdict, v.Evidence.Summary)
+		}
+	}
+}
+
+func TestDerivedPromptSharesExactlyThePrefix(t *testing.T) {
+	r := newRand(1, "t")
+	for _, n := range []int{20, 100, 2048} {
+		p := filler(r, n)
+		k := int(prefixFraction * float64(n))
+		q := derived(r, p, k)
+		if len(q) != len(p) || q[:k] != p[:k] || q[k] == p[k] {
+			t.Errorf("n=%d: P′ shares %q…, differs at %d: %q vs %q", n, q[:min(k, 8)], k, q[k], p[k])
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package verify
+
+import (
+	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/rules"
+	rt "github.com/kvlint/kvlint/verify/runtime"
+)
+
+// Verdict is what the runtime showed about a finding (leakage.md §5.3).
+type Verdict string
+
+const (
+	// Confirmed: the runtime, configured like the deployment, reached the dangerous path.
+	Confirmed Verdict = "confirmed"
+	// NotConfirmed: the test had the power to show it and did not.
+	NotConfirmed Verdict = "not-confirmed"
+	// Inconclusive: the test could not tell (a control failed, a path was not reached, a
+	// number was only bounded). Never a synonym for "safe".
+	Inconclusive Verdict = "inconclusive"
+	// NotApplicable: the finding is about something the runtime does not measure (how a
+	// flag is written, a startup failure, another engine).
+	NotApplicable Verdict = "not-applicable"
+)
+
+// FindingVerdict is the verdict on one finding with its evidence.
+type FindingVerdict struct {
+	Rule     string   `json:"rule"`
+	Verdict  Verdict  `json:"verdict"`
+	Evidence Evidence `json:"evidence"`
+}
+
+// Evidence is the numbers behind a verdict. Summary says them in one sentence; the
+// sections hold them for programs.
+type Evidence struct {
+	// Question is the class of leakage.md §5.3 the finding is judged by: "pool too small",
+	// "cross-tenant cache sharing", "transfer handshake", "cache-hit oracle", or "".
+	Question   string `json:"question,omitempty"`
+	Deployment string `json:"deployment,omitempty"`
+	Summary    string `json:"summary"`
+	// Runs names the runtime runs of DeploymentReport.Runs the verdict rests on.
+	Runs      []string           `json:"runs,omitempty"`
+	Capacity  *CapacityEvidence  `json:"capacity,omitempty"`
+	Isolation *IsolationEvidence `json:"isolation,omitempty"`
+	Oracle    *OracleEvidence    `json:"oracle,omitempty"`
+	Handshake *HandshakeEvidence `json:"handshake,omitempty"`
+}
+
+// need is a kind of experiment a finding asks for.
+type need int
+
+const (
+	needNone need = iota
+	needCapacity
+	needStall
+	needHandshake
+	needIsolation
+	needSaltDropped
+	needOracle
+	needTiers
+	needStartup
+)
+
+// ruleNeeds maps the rules verify can judge to what their findings need. Rules not
+// listed are about how a configuration is written, and get not-applicable.
+var ruleNeeds = map[string]need{
+	"KV101": needCapacity,    // pool smaller than the context window
+	"KV102": needCapacity,    // pool smaller than context × concurrency
+	"KV103": needStartup,     // no memory left for the pool: the server stops at startup
+	"KV104": needStall,       // a paged pool that can never admit a valid prompt
+	"KV201": needHandshake,   // page sizes differ between prefill and decode
+	"KV202": needHandshake,   // KV dtypes differ
+	"KV205": needCapacity,    // the decode pool cannot hold what prefill admits
+	"KV301": needIsolation,   // a prefix cache shared across tenants
+	"KV302": needOracle,      // per-request cache-hit reporting to tenants
+	"KV303": needTiers,       // a shared external KV tier without a namespace
+	"KV304": needSaltDropped, // an engine version that drops the isolation key
+}
+
+func needOf(rule string) need { return ruleNeeds[rule] }
+
+func notApplicable(rule, why string) FindingVerdict {
+	return FindingVerdict{Rule: rule, Verdict: NotApplicable, Evidence: Evidence{Summary: why}}
+}
+
+// judge gives one finding its verdict from the runs of its deployment.
+func (p *plan) judge(di int, f rules.Finding, res *check.Result, alpha float64) FindingVerdict {
+	d := p.deps[di]
+	fv := FindingVerdict{Rule: f.Rule}
+	switch needOf(f.Rule) {
+	case needCapacity, needStall:
+		fv.Verdict, fv.Evidence = p.judgeCapacity(di, f, res, needOf(f.Rule) == needStall)
+	case needHandshake:
+		fv.Verdict, fv.Evidence = p.judgeHandshake(di)
+	case needIsolation:
+		fv.Verdict, fv.Evidence = p.judgeIsolation(di, runProbe, alpha)
+	case needSaltDropped:
+		fv.Verdict, fv.Evidence = p.judgeIsolation(di, runProbeSalt, alpha)
+	case needOracle:
+		fv.Verdict, fv.Evidence = p.judgeOracle(di, alpha)
+	case needTiers:
+		fv.Verdict = Inconclusive
+		fv.Evidence.Question = "cross-tenant cache sharing"
+		fv.Evidence.Summary = "the runtime models the GPU pool and its radix cache only; the external KV tier this finding is about is not modelled, so its namespace cannot be tested here"
+	case needStartup:
+		return notApplicable(f.Rule, "SGLang stops at startup under this configuration: there is no pool to run")
+	default:
+		return notApplicable(f.Rule, f.Rule+" is about how the configuration is written; the runtime has nothing to measure")
+	}
+	fv.Evidence.Deployment = d.dep.Name
+	return fv
+}
+
+// rt.Result helpers shared by the judges.
+
+// pressured reports whether a request met the pool's limits: refused, aborted, stalled or
+// left unfinished, max_tokens clipped, or retracted mid-decode.
+func pressured(r rt.RequestRecord) bool {
+	switch r.Outcome {
+	case "rejected", "aborted", "timeout", "unfinished":
+		return true
+	}
+	return r.Clipped || r.Retractions > 0
+}

@@ -1,0 +1,135 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+func TestSameSeedSameBytes(t *testing.T) {
+	base := checked(t, "../examples/incident")
+	res := withFinding(base, "KV301", serverIndex(t, base, deploy.RolePrefill))
+	res.Findings = append(res.Findings, only(base, "KV101").Findings...)
+	var out [3][]byte
+	for i, seed := range []uint64{7, 7, 8} {
+		rep := verified(t, res, Options{Seed: seed, Requests: 30, Samples: 10, Parallel: 1 + i})
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	if bytes.Equal(out[0], out[2]) {
+		t.Fatal("a different seed changed nothing")
+	}
+}
+
+// TestScalingKeepsWhatMatters: the incident scaled 1/16 keeps the pool/context ratio, the
+// page/context ratio, the concurrency and the worker counts.
+func TestScalingKeepsWhatMatters(t *testing.T) {
+	res := checked(t, "../examples/incident")
+	deps := groupDeployments(res, deploy.TenancyMulti)
+	if len(deps) != 1 || len(deps[0].Servers) != 3 || deps[0].Mode != deploy.ModeDisaggregated {
+		t.Fatalf("grouping: %+v", deps)
+	}
+	d := modelDeployment(deps[0], res, Options{})
+	sc := d.scaling
+	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 128 || sc.Router != "prefix_aware" || !sc.PrefixCache || sc.Isolation != "client-salt" {
+		t.Fatalf("scaling: %+v", sc)
+	}
+	for _, w := range sc.Workers {
+		if w.Count != 2 || w.Schedulers != 2 {
+			t.Errorf("%s: %d workers for %d schedulers", w.Server, w.Count, w.Schedulers)
+		}
+		// pool/context and page/context survive the scaling (to a page).
+		realRatio := float64(w.PoolTokens) / float64(w.ContextTokens)
+		scaledRatio := float64(w.ScaledPoolTokens) / float64(sc.ScaledContext)
+		if diff := realRatio - scaledRatio; diff < 0 || diff > float64(w.ScaledPageSize)/float64(sc.ScaledContext) {
+			t.Errorf("%s: pool/context %.4f became %.4f", w.Server, realRatio, scaledRatio)
+		}
+		if w.PageSize*sc.ScaledContext != w.ScaledPageSize*int(sc.ContextTokens) {
+			t.Errorf("%s: page %d of %d became %d of %d", w.Server, w.PageSize, sc.ContextTokens, w.ScaledPageSize, sc.ScaledContext)
+		}
+	}
+	if d.maxInput != 4096-1-5 {
+		t.Errorf("max_req_input_len %d, want 4090 (the decode pool's)", d.maxInput)
+	}
+	enforced := modelDeployment(deps[0], res, Options{IsolationEnforced: true})
+	for _, w := range enforced.base.Prefill {
+		if w.Isolation != "tenant" {
+			t.Errorf("enforced isolation runs with %q", w.Isolation)
+		}
+	}
+}
+
+func TestGroupByDirectory(t *testing.T) {
+	res := checked(t, "../examples")
+	deps := groupByDirectory(res, deploy.TenancyMulti)
+	var names []string
+	for _, d := range deps {
+		names = append(names, string(d.Mode)+":"+d.Name)
+		for _, s := range d.Servers {
+			if d.Mode == deploy.ModeColocated && s.Role != deploy.RoleColocated {
+				t.Errorf("colocated deployment %s holds a %s server", d.Name, s.Role)
+			}
+		}
+	}
+	want := []string{
+		"disaggregated:../examples/healthy",
+		"disaggregated:../examples/incident",
+		"colocated:../examples/scripts/Dockerfile:6",
+		"colocated:sglang",
+		"colocated:../examples/scripts/serve.sh:9",
+	}
+	if len(names) != len(want) {
+		t.Fatalf("deployments %q, want %q", names, want)
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Errorf("deployment %d: %q, want %q", i, names[i], want[i])
+		}
+	}
+}
+
+// TestFindingsOutsideTheRuntimeAreNotApplicable: flag findings have nothing to measure.
+func TestFindingsOutsideTheRuntimeAreNotApplicable(t *testing.T) {
+	res := checked(t, "../examples/scripts")
+	flagsOnly := *res
+	flagsOnly.Findings = nil
+	for _, f := range res.Findings {
+		if f.Rule >= "KV400" || f.Rule == "KV105" {
+			flagsOnly.Findings = append(flagsOnly.Findings, f)
+		}
+	}
+	if len(flagsOnly.Findings) == 0 {
+		t.Fatal("the scripts example has no flag findings")
+	}
+	rep := verified(t, &flagsOnly, Options{Seed: 1})
+	for i, v := range rep.Findings {
+		if v.Verdict != NotApplicable || v.Evidence.Summary == "" {
+			t.Errorf("%s: %s %q", flagsOnly.Findings[i].Rule, v.Verdict, v.Evidence.Summary)
+		}
+	}
+	if len(rep.Deployments) != 0 {
+		t.Errorf("flag findings alone ran %d deployments", len(rep.Deployments))
+	}
+}
+
+func TestProgressCountsEveryRun(t *testing.T) {
+	heavy(t)
+	res := only(checked(t, "../examples/incident"), "KV104")
+	var calls, last, total int
+	rep := verified(t, res, Options{Seed: 1, Requests: 20, Progress: func(done, n int) {
+		calls++
+		last, total = done, n
+	}})
+	runs := len(rep.Deployments[0].Runs)
+	if calls != runs || last != runs || total != runs {
+		t.Errorf("progress called %d times, last %d/%d; %d runs", calls, last, total, runs)
+	}
+}
