@@ -78,6 +78,25 @@ type Set struct {
 	Unknown bool
 }
 
+// Manifest is what a release renders to: the servers its manifests launch
+// and the Services that route to them, spans mapped to the chart's files.
+type Manifest struct {
+	Servers  []*deploy.Server
+	Services []deploy.Service
+	Errors   []*deploy.Error
+}
+
+// RenderManifest is Render that also returns the Services.
+func RenderManifest(r Release, read flags.ReadFile) Manifest {
+	rr, errs := render(r)
+	if rr == nil {
+		return Manifest{Errors: errs}
+	}
+	m := rr.manifestObjects(read)
+	m.Errors = append(errs, m.Errors...)
+	return m
+}
+
 // Render renders the release and returns the servers its manifests launch,
 // each value spanned at the line a user edits. A chart that cannot be loaded
 // or rendered (a template error, a missing required value, fail) is an error
@@ -88,8 +107,8 @@ func Render(r Release, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) 
 	if rr == nil {
 		return nil, errs
 	}
-	servers, perrs := rr.servers(read)
-	return servers, append(errs, perrs...)
+	m := rr.manifestObjects(read)
+	return m.Servers, append(errs, m.Errors...)
 }
 
 // Template returns what `helm template` prints for the release: every

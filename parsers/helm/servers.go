@@ -8,13 +8,14 @@ import (
 	"github.com/kvlint/kvlint/parsers/k8s"
 )
 
-// servers parses every rendered file as Kubernetes YAML and maps what it
-// finds back to the templates and values.
-func (rr *rendering) servers(read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+// manifestObjects parses every rendered file as Kubernetes YAML and maps
+// what it finds back to the templates and values.
+func (rr *rendering) manifestObjects(read flags.ReadFile) Manifest {
 	type parsed struct {
-		file    string
-		servers []*deploy.Server
-		errs    []*deploy.Error
+		file     string
+		servers  []*deploy.Server
+		services []deploy.Service
+		errs     []*deploy.Error
 	}
 	var all []parsed
 	var files, texts []string
@@ -22,18 +23,19 @@ func (rr *rendering) servers(read flags.ReadFile) ([]*deploy.Server, []*deploy.E
 		if strings.TrimSpace(rr.files[f]) == "" {
 			continue
 		}
-		s, e := k8s.Parse(f, []byte(rr.files[f]), read)
-		if len(s) == 0 && len(e) == 0 {
+		m := k8s.ParseManifest(f, []byte(rr.files[f]), read)
+		s, e := m.Servers, m.Errors
+		if len(s) == 0 && len(e) == 0 && len(m.Services) == 0 {
 			continue
 		}
-		all = append(all, parsed{f, s, e})
+		all = append(all, parsed{f, s, m.Services, e})
 		files = append(files, f)
 		for _, srv := range s {
 			texts = append(texts, serverTexts(srv)...)
 		}
 	}
 	if len(all) == 0 {
-		return nil, nil
+		return Manifest{}
 	}
 	pv := rr.provenance(files, texts)
 	if len(rr.unknown) > 0 {
@@ -47,21 +49,27 @@ func (rr *rendering) servers(read flags.ReadFile) ([]*deploy.Server, []*deploy.E
 		}
 		rr.taint(ss, sf, pv, read)
 	}
-	var servers []*deploy.Server
-	var errs []*deploy.Error
+	var out Manifest
 	for _, p := range all {
 		for _, s := range p.servers {
 			pv.mapServer(p.file, s)
-			servers = append(servers, s)
+			if len(rr.unknown) > 0 {
+				rr.restore(s)
+			}
+			out.Servers = append(out.Servers, s)
+		}
+		for _, svc := range p.services {
+			svc.Span = pv.spanOnly(p.file, svc.Span, svc.Name)
+			out.Services = append(out.Services, svc)
 		}
 		for _, e := range p.errs {
 			if e.Span.File == p.file {
 				e.Span = pv.mapSpan(p.file, e.Span, "", "").span
 			}
-			errs = append(errs, e)
+			out.Errors = append(out.Errors, e)
 		}
 	}
-	return servers, errs
+	return out
 }
 
 // serverTexts are the texts of a server's values, to choose which values
@@ -195,7 +203,7 @@ func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provena
 		}
 		f := files[i]
 		check := func(v *deploy.Value, w *deploy.Value) {
-			if !v.IsSet() || rr.restore(v) {
+			if !v.IsSet() || rr.holdsPlaceholder(v) {
 				return
 			}
 			if o != nil {
@@ -237,18 +245,40 @@ func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provena
 	}
 }
 
-// restore puts the user's text back in a value that holds a placeholder,
-// and marks it unknown. It reports whether it did.
-func (rr *rendering) restore(v *deploy.Value) bool {
-	hit := false
-	for ph, raw := range rr.unknown {
+// holdsPlaceholder marks unknown a value that holds a placeholder, and
+// reports whether it does.
+func (rr *rendering) holdsPlaceholder(v *deploy.Value) bool {
+	for ph := range rr.unknown {
 		if strings.Contains(strings.ToLower(v.Raw), ph) {
-			v.Raw = strings.ReplaceAll(v.Raw, ph, raw)
-			hit = true
+			v.Known = false
+			return true
 		}
 	}
-	if hit {
-		v.Known = false
+	return false
+}
+
+// restore puts the user's text back where a placeholder stood, once the
+// values are traced (the trace matches the placeholder's text).
+func (rr *rendering) restore(s *deploy.Server) {
+	fix := func(v *deploy.Value) {
+		for ph, raw := range rr.unknown {
+			if strings.Contains(v.Raw, ph) {
+				v.Raw = strings.ReplaceAll(v.Raw, ph, raw)
+				v.Known = false
+			}
+		}
 	}
-	return hit
+	for name, v := range s.Args {
+		fix(&v)
+		s.Args[name] = v
+	}
+	for i := range s.Positionals {
+		fix(&s.Positionals[i])
+	}
+	for i := range s.Opaque {
+		fix(&s.Opaque[i])
+	}
+	for _, v := range []*deploy.Value{&s.Model, &s.GPU, &s.GPUCount, &s.Replicas, &s.Image} {
+		fix(v)
+	}
 }

@@ -1,0 +1,233 @@
+package helm
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+const pd = "testdata/charts/sglang-pd"
+
+// at renders a span as file:line:col-endcol for compact expectations.
+func at(s deploy.Span) string {
+	if s.Line == 0 {
+		return s.File
+	}
+	out := s.String()
+	if s.EndLine == s.Line {
+		out += "-" + itoa(s.EndCol)
+	}
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func serverNamed(t *testing.T, servers []*deploy.Server, suffix string) *deploy.Server {
+	t.Helper()
+	for _, s := range servers {
+		if strings.HasSuffix(s.Name, suffix) {
+			return s
+		}
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	t.Fatalf("no server named *%s among %v", suffix, names)
+	return nil
+}
+
+func mustRender(t *testing.T, r Release) []*deploy.Server {
+	t.Helper()
+	servers, errs := Render(r, nil)
+	for _, e := range errs {
+		t.Errorf("unexpected error: %v", e)
+	}
+	return servers
+}
+
+// Every value of the rendered chart is traced to the line a user edits, with
+// the template line that used it in Via; literal template text is spanned
+// at the template.
+func TestProvenanceThroughTemplatesAndHelpers(t *testing.T) {
+	servers := mustRender(t, Release{Chart: pd, Values: []Values{{File: pd + "/values-prod.yaml"}}})
+	decode := serverNamed(t, servers, "-decode")
+	tests := []struct {
+		flag, raw, span string
+		via             []string
+	}{
+		// values-prod.yaml overrides the chart's empty default; the
+		// template prints it inside {{- with }}.
+		{"--max-total-tokens", "16384", pd + "/values-prod.yaml:4:19-24", []string{pd + "/templates/decode.yaml:33:15-30"}},
+		// Not overridden: the chart's own values.yaml.
+		{"--mem-fraction-static", "0.85", pd + "/values.yaml:21:22-26", []string{pd + "/templates/decode.yaml:30:15-61"}},
+		// Printed in a helper: the helper's action, then the include site.
+		{"--context-length", "32768", pd + "/values.yaml:4:18-23", []string{
+			pd + "/templates/_helpers.tpl:16:3-44", pd + "/templates/decode.yaml:24:13-66"}},
+		// A list item of values-prod.yaml, printed by a range.
+		{"--schedule-conservativeness", "0.8", pd + "/values-prod.yaml:7:8-11", []string{pd + "/templates/decode.yaml:38:15-30"}},
+		// Literal text of the template, and of the helper.
+		{"--disaggregation-mode", "decode", pd + "/templates/decode.yaml:26:15-21", nil},
+		{"--port", "30000", pd + "/templates/_helpers.tpl:20:4-9", []string{pd + "/templates/decode.yaml:24:13-66"}},
+	}
+	for _, tc := range tests {
+		v, ok := decode.Args[tc.flag]
+		if !ok {
+			t.Errorf("%s: not found in %v", tc.flag, decode.ArgNames())
+			continue
+		}
+		if v.Raw != tc.raw || !v.Known || v.Inferred {
+			t.Errorf("%s = %q known=%v inferred=%v, want %q known", tc.flag, v.Raw, v.Known, v.Inferred, tc.raw)
+		}
+		if got := at(v.Span); got != tc.span {
+			t.Errorf("%s span %s, want %s", tc.flag, got, tc.span)
+		}
+		var via []string
+		for _, s := range v.Via {
+			via = append(via, at(s))
+		}
+		if strings.Join(via, " ") != strings.Join(tc.via, " ") {
+			t.Errorf("%s via %v, want %v", tc.flag, via, tc.via)
+		}
+	}
+	if decode.Role != deploy.RoleDecode || decode.Source != Source {
+		t.Errorf("decode role %q source %q", decode.Role, decode.Source)
+	}
+	if got := at(decode.Replicas.Span); decode.Replicas.Raw != "6" || got != pd+"/values-prod.yaml:3:13-14" {
+		t.Errorf("replicas %q at %s", decode.Replicas.Raw, got)
+	}
+	if got := at(decode.Span); !strings.HasPrefix(got, pd+"/templates/decode.yaml:22:") {
+		t.Errorf("server span %s, want the command in decode.yaml line 22", got)
+	}
+}
+
+// Later values documents win, --set wins over them, and each value is
+// spanned where it was last set.
+func TestValuesPrecedence(t *testing.T) {
+	set := deploy.Span{File: ".kvlint.yaml", Line: 3, Col: 9, EndLine: 3, EndCol: 35}
+	servers := mustRender(t, Release{Chart: pd,
+		Values: []Values{{File: pd + "/values-dev.yaml"}, {File: pd + "/values-prod.yaml"}},
+		Set:    []Set{{Expr: "decode.maxRunningRequests=48", Span: set}},
+	})
+	decode := serverNamed(t, servers, "-decode")
+	if v := decode.Args["--max-running-requests"]; v.Raw != "48" || v.Span != set {
+		t.Errorf("--set: %q at %v", v.Raw, v.Span)
+	}
+	if v := decode.Replicas; v.Raw != "6" || !strings.HasSuffix(v.Span.File, "values-prod.yaml") {
+		t.Errorf("replicas from the last file: %q at %v", v.Raw, v.Span)
+	}
+	dev := mustRender(t, Release{Chart: pd, Values: []Values{{File: pd + "/values-dev.yaml"}}})
+	d := serverNamed(t, dev, "-decode")
+	if _, ok := d.Args["--max-total-tokens"]; ok {
+		t.Errorf("dev renders no --max-total-tokens (empty default), got %v", d.Args["--max-total-tokens"])
+	}
+	if v := d.Args["--max-running-requests"]; v.Raw != "16" || at(v.Span) != pd+"/values-dev.yaml:3:23-25" {
+		t.Errorf("dev --max-running-requests %q at %s", v.Raw, at(v.Span))
+	}
+}
+
+// A subchart's values come from the parent's values.yaml where it sets
+// them (globals included, the parent's winning), else the subchart's own.
+func TestSubchartValues(t *testing.T) {
+	const c = "testdata/charts/with-subchart"
+	servers := mustRender(t, Release{Chart: c})
+	if len(servers) != 1 {
+		t.Fatalf("got %d servers, want the subchart's one", len(servers))
+	}
+	s := servers[0]
+	want := map[string]string{
+		"--context-length":      c + "/values.yaml:3:18-24",
+		"--mem-fraction-static": c + "/values.yaml:7:22-26",
+		"--tp-size":             c + "/charts/engine/values.yaml:2:9-10",
+		"--max-total-tokens":    c + "/charts/engine/values.yaml:4:17-22",
+	}
+	for flag, span := range want {
+		v := s.Args[flag]
+		if got := at(v.Span); got != span {
+			t.Errorf("%s = %q at %s, want %s", flag, v.Raw, got, span)
+		}
+		if len(v.Via) == 0 || !strings.HasPrefix(v.Via[0].File, c+"/charts/engine/templates/statefulset.yaml") {
+			t.Errorf("%s via %v, want the subchart's template", flag, v.Via)
+		}
+	}
+	if v := s.Args["--context-length"]; v.Raw != "131072" {
+		t.Errorf("the parent's global wins: --context-length %q", v.Raw)
+	}
+	off := mustRender(t, Release{Chart: c, Set: []Set{{Expr: "engine.enabled=false"}}})
+	if len(off) != 0 {
+		t.Errorf("condition engine.enabled=false still renders %d servers", len(off))
+	}
+}
+
+// A template that computes on a value prints no marker; the value is then
+// matched by text and key name, and marked inferred. A computed value with
+// no leaf of that text stays at the template.
+func TestComputedValuesAreInferredOrLeftAtTheTemplate(t *testing.T) {
+	const c = "testdata/charts/computed"
+	s := mustRender(t, Release{Chart: c})[0]
+	if v := s.Args["--context-length"]; !v.Inferred || at(v.Span) != c+"/values.yaml:1:16-21" {
+		t.Errorf("--context-length %q inferred=%v at %s", v.Raw, v.Inferred, at(v.Span))
+	}
+	if v := s.Args["--max-total-tokens"]; v.Raw != "16384" || v.Inferred || !strings.HasPrefix(at(v.Span), c+"/templates/server.yaml:15:11") {
+		t.Errorf("--max-total-tokens %q inferred=%v at %s", v.Raw, v.Inferred, at(v.Span))
+	}
+}
+
+// Charts that cannot render are errors at the template position Helm names,
+// never servers.
+func TestRenderErrors(t *testing.T) {
+	tests := []struct{ chart, span, msg string }{
+		{"template-error", "templates/deployment.yaml:12:15-44", `template does not parse: function "quoted" not defined`},
+		{"missing-required", "templates/decode.yaml:15:15-125", "decode.maxTotalTokens must be set for every environment"},
+		{"fail-call", "templates/server.yaml:1:1-34", "tpSize 16 is more GPUs than one node has"},
+	}
+	for _, tc := range tests {
+		dir := "testdata/charts/" + tc.chart
+		servers, errs := Render(Release{Chart: dir}, nil)
+		if len(servers) != 0 || len(errs) != 1 {
+			t.Errorf("%s: %d servers, errors %v", tc.chart, len(servers), errs)
+			continue
+		}
+		if got := at(errs[0].Span); got != dir+"/"+tc.span || errs[0].Message != tc.msg {
+			t.Errorf("%s: %s: %s\nwant %s: %s", tc.chart, got, errs[0].Message, dir+"/"+tc.span, tc.msg)
+		}
+	}
+	_, errs := Render(Release{Chart: "testdata/charts/nope"}, nil)
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "no such file") {
+		t.Errorf("missing chart: %v", errs)
+	}
+	_, errs = Render(Release{Chart: pd, Values: []Values{{File: "x.yaml", Data: []byte("decode:\n  replicas: [1\n")}}}, nil)
+	if len(errs) != 1 || errs[0].Span.File != "x.yaml" || errs[0].Span.Line == 0 {
+		t.Errorf("bad values YAML: %v", errs)
+	}
+	_, errs = Render(Release{Chart: pd, Set: []Set{{Expr: "decode[=1"}}}, nil)
+	if len(errs) != 1 || !strings.Contains(errs[0].Span.File, "--set") {
+		t.Errorf("bad --set: %v", errs)
+	}
+}
+
+// A value that is not known statically (a Terraform variable without a
+// value) stays unknown through the template, even where the template
+// converts it: nothing that depends on it is judged.
+func TestUnknownValuesStayUnknown(t *testing.T) {
+	unknown := func(s string) bool { return strings.HasPrefix(s, "${") }
+	servers := mustRender(t, Release{Chart: pd, Values: []Values{{File: "main.tf", Data: []byte(
+		"decode:\n  maxTotalTokens: ${var.pool}\nprefill:\n  replicas: ${var.replicas}\n"), Unknown: unknown}}})
+	decode := serverNamed(t, servers, "-decode")
+	if v := decode.Args["--max-total-tokens"]; v.Known || v.Raw != "${var.pool}" || at(v.Span) != "main.tf:2:19-30" {
+		t.Errorf("--max-total-tokens %q known=%v at %s", v.Raw, v.Known, at(v.Span))
+	}
+	if v := decode.Args["--mem-fraction-static"]; !v.Known {
+		t.Errorf("an unrelated value became unknown: %+v", v)
+	}
+	prefill := serverNamed(t, servers, "-prefill")
+	if prefill.Replicas.Known {
+		t.Errorf("replicas from an unknown value: %+v", prefill.Replicas)
+	}
+	c := mustRender(t, Release{Chart: "testdata/charts/computed", Set: []Set{{Expr: "contextLength=x", Unknown: true}}})
+	if v := c[0].Args["--context-length"]; v.Known {
+		t.Errorf("int of an unknown value is known: %+v", v)
+	}
+}
