@@ -88,20 +88,20 @@ func Write(w io.Writer, f *File) error {
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, err
 	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("baseline %s: not a kvlint baseline: %v", path, err)
+		return nil, fmt.Errorf("%s: not a kvlint baseline: %v", path, err)
 	}
 	if f.Tool != "kvlint" || f.Version != Version {
-		return nil, fmt.Errorf("baseline %s: tool %q version %d, want a kvlint baseline of version %d (write it with kvlint baseline)", path, f.Tool, f.Version, Version)
+		return nil, fmt.Errorf("%s: tool %q version %d, want a kvlint baseline of version %d (write it with kvlint baseline)", path, f.Tool, f.Version, Version)
 	}
 	for i, e := range f.Findings {
 		if e.Fingerprint == "" || e.Occurrence < 1 {
-			return nil, fmt.Errorf("baseline %s: finding %d has no fingerprint or occurrence", path, i)
+			return nil, fmt.Errorf("%s: finding %d has no fingerprint or occurrence", path, i)
 		}
 	}
 	return &f, nil
