@@ -300,6 +300,9 @@ type weightInput struct {
 	DPLMHead       bool    // --enable-dp-lm-head
 	DtypeBytes     float64 // bytes of an unquantized weight
 	Quant          *Quantization
+	// Split is the layers of each pipeline stage; nil means SGLang's
+	// (ppLayerSplit).
+	Split []int
 }
 
 // stageWeights splits the model's weights over the GPUs of each pipeline
@@ -365,7 +368,10 @@ func stageWeights(m *Model, w weightInput) ([]int64, []string, error) {
 	if w.DPLMHead {
 		headDiv = w.AttnTP
 	}
-	split := ppLayerSplit(m.Layers, w.PP)
+	split := w.Split
+	if len(split) != w.PP {
+		split = ppLayerSplit(m.Layers, w.PP)
+	}
 	out := make([]int64, w.PP)
 	var steps []string
 	for r, layers := range split {

@@ -42,6 +42,10 @@ func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
 		return est
 	}
 	est.Engine = s.Engine
+	if s.Engine == deploy.EngineVLLM {
+		estimateVLLM(s, opt, &est)
+		return est
+	}
 	if s.Engine != deploy.EngineSGLang {
 		est.assume("kvlint sizes SGLang's KV pool; %s servers are not estimated", engineName(s.Engine))
 		return est
@@ -90,6 +94,10 @@ type estimator struct {
 	swaRatio   float64
 	cells      []cell // per pipeline stage
 	stageLayer []int
+
+	// vllm is set when the estimator sizes a vLLM server (estimateVLLM):
+	// the shared steps then word their messages for vLLM.
+	vllm bool
 
 	maxTotalTokens     int64
 	maxTotalTokensSet  bool
@@ -267,7 +275,7 @@ func (e *estimator) gpuCount() {
 		nodes = 1
 	}
 	if perNode := (int64(world) + nodes - 1) / nodes; n < perNode {
-		e.est.assume("the server is given %d GPUs but its parallelism needs %d per node (tp %d × pp %d%s over %d node(s)): SGLang cannot start all its ranks", n, perNode, e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes)
+		e.est.assume("the server is given %d GPUs but its parallelism needs %d per node (tp %d × pp %d%s over %d node(s)): %s cannot start all its ranks", n, perNode, e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes, e.engineLabel())
 	}
 }
 
@@ -284,7 +292,7 @@ func (e *estimator) resolveModel() {
 	v := e.s.Model
 	if !v.IsSet() || (v.Known && strings.TrimSpace(v.Raw) == "") {
 		e.est.need("model")
-		e.est.assume("the server names no model (--model-path)")
+		e.est.assume("the server names no model (%s)", e.modelFlags())
 		return
 	}
 	if !v.Known {

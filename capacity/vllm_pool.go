@@ -1,0 +1,245 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvlint/kvlint/parsers/flags"
+)
+
+// memoryVLLM finds the KV-cache memory of each pipeline stage's GPUs.
+func (e *vllmEstimator) memoryVLLM() {
+	name, raw, st := e.r.value("--kv-cache-memory-bytes")
+	if st == argSet && (raw == "" || raw == "None") {
+		st = argUnset // optional_type: None, the default
+	}
+	switch st {
+	case argUnknown:
+		return
+	case argSet:
+		n, err := parseVLLMInt(raw)
+		if err != nil || n < 0 {
+			e.est.assume("%s %q is not a size vLLM accepts: its value is unknown", name, raw)
+			return
+		}
+		e.kvMemBytes, e.kvMemSet = n, true
+		e.available = make([]int64, max(1, e.pp))
+		for i := range e.available {
+			e.available[i] = n
+		}
+		e.availKnown = true
+		e.est.KVBudgetBytes = ptr(n)
+		e.est.derive("KV cache memory %s B per GPU (--kv-cache-memory-bytes; vLLM then ignores --gpu-memory-utilization and skips memory profiling)", Thousands(n))
+		if v, st := e.r.float("--gpu-memory-utilization"); st == argSet {
+			e.est.assume("--gpu-memory-utilization %g has no effect: --kv-cache-memory-bytes is set (gpu_worker.py determine_available_memory)", v)
+		}
+		return
+	}
+
+	util, st := e.r.float("--gpu-memory-utilization")
+	switch st {
+	case argUnknown:
+		return
+	case argUnset:
+		util = vllmDefaultUtilization
+		e.est.assume("--gpu-memory-utilization defaults to 0.92 in vLLM 0.21 and later (vllm#38284, which also counts CUDA-graph memory inside it); older releases default to 0.9 and leave CUDA graphs outside")
+	case argSet:
+		if !(util > 0 && util <= 1) {
+			e.est.assume("--gpu-memory-utilization %g is outside (0, 1]: vLLM refuses it", util)
+			return
+		}
+	}
+	e.util, e.utilKnown = util, true
+	e.est.MemFractionStatic = ptr(util)
+	if e.gpu == nil || e.gpu.MemoryMiB <= 0 || !e.weightsKnown {
+		return
+	}
+	total := e.gpu.MemoryBytes()
+	// request_memory: math.ceil(total_memory × gpu_memory_utilization).
+	requested := int64(math.Ceil(float64(total) * util))
+	e.est.assume("available KV memory is taken as ceil(memory.total × %g) − weights: vLLM also subtracts the profiled activation peak, non-torch memory (CUDA context, NCCL) and, from 0.21, CUDA-graph memory, so its real KV cache is smaller and its startup check stricter", util)
+	e.available = make([]int64, len(e.weights))
+	for i, w := range e.weights {
+		e.available[i] = requested - w
+	}
+	e.availKnown = true
+	budget := e.available[0]
+	for _, a := range e.available {
+		budget = min(budget, a)
+	}
+	e.est.KVBudgetBytes = ptr(budget)
+	e.est.derive("KV memory = ceil(%s B × gpu_memory_utilization %g) = %s B − weights %s B = %s B per GPU (request_memory, determine_available_memory)", Thousands(total), util, Thousands(requested), Thousands(maxOf(e.weights)), Thousands(budget))
+}
+
+// parseVLLMInt reads a vLLM human-readable int (1k = 1000, 1K = 1024).
+func parseVLLMInt(raw string) (int64, error) {
+	return flags.VLLMHumanReadableInt(raw)
+}
+
+// poolVLLM computes the blocks vLLM allocates and runs its startup check
+// (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, at 9aaf83ef502f):
+// --num-gpu-blocks-override replaces the memory each worker plans with
+// (override × bytes per block), --max-model-len auto fits the length to the
+// memory, each worker must hold one max_model_len request, and every worker
+// gets the smallest worker's number of blocks.
+func (e *vllmEstimator) poolVLLM() {
+	switch v, st := e.r.int("--num-gpu-blocks-override"); st {
+	case argUnknown:
+		e.overrideUnkn = true
+	case argSet:
+		if v >= 0 {
+			e.override, e.overrideSet = v, true
+			if e.blockOK {
+				e.est.PoolUpperBound = ptr(v * e.block)
+				e.est.derive("--num-gpu-blocks-override %d: the cache holds %d blocks × %d tokens = %s tokens, whatever the memory", v, v, e.block, Thousands(v*e.block))
+			}
+		}
+	}
+	if v, st := e.r.int("--max-num-seqs"); st == argSet {
+		e.est.MaxRunningRequests = ptr(v)
+	}
+	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
+		e.explainMissingVLLM()
+		return
+	}
+	layers := e.split
+	page := e.block * e.perLayer // bytes of one block in one layer
+	avail := make([]int64, len(layers))
+	for i, l := range layers {
+		switch {
+		case e.overrideSet:
+			avail[i] = e.override * page * int64(l)
+		default:
+			avail[i] = e.available[i]
+		}
+	}
+	if e.overrideSet {
+		e.est.KVBudgetBytes = ptr(minOf(avail))
+	}
+	for i, a := range avail {
+		if a <= 0 {
+			e.est.StartupError = "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+			e.est.derive("stage %d: %s B for the KV cache: vLLM stops at startup (_check_enough_kv_cache_memory)", i, Thousands(a))
+			return
+		}
+	}
+	// fits is the longest request one worker holds: whole blocks of its
+	// memory (estimate_max_model_len's binary search lands on this).
+	fits := func(i int) int64 { return avail[i] / (page * int64(layers[i])) * e.block }
+	if e.ctxAuto && e.ctxKnown {
+		fit := e.ctx
+		for i := range layers {
+			fit = min(fit, fits(i))
+		}
+		if fit <= 0 {
+			e.est.StartupError = "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."
+			return
+		}
+		if fit < e.ctx {
+			e.est.derive("auto-fit: max_model_len lowered from %s to %s, what the KV cache holds", Thousands(e.ctx), Thousands(fit))
+		}
+		e.ctx = fit
+		e.est.ContextLength = ptr(fit)
+	}
+	if e.ctxKnown {
+		blocksPerReq := ceilDiv(e.ctx, e.block)
+		for i, l := range layers {
+			needed := int64(l) * page * blocksPerReq
+			if needed <= avail[i] {
+				continue
+			}
+			est := fits(i)
+			e.est.StartupError = vllmShortOfMemory(e.ctx, needed, avail[i], est)
+			e.est.KVBudgetBytes = ptr(avail[i])
+			e.est.derive("startup check: one %s-token request needs %d layers × %s B × %s blocks = %s B, more than the %s B available: vLLM raises ValueError and does not start", Thousands(e.ctx), l, Thousands(page), Thousands(blocksPerReq), Thousands(needed), Thousands(avail[i]))
+			return
+		}
+	}
+	blocks := int64(math.MaxInt64)
+	for i, l := range layers {
+		b := avail[i] / page / int64(l)
+		if e.overrideSet {
+			b = e.override
+		}
+		blocks = min(blocks, b)
+	}
+	tokens := blocks * e.block
+	e.est.PoolTokens = ptr(tokens)
+	if !e.overrideSet {
+		e.est.derive("blocks = %s B // (%d tokens × %d B) // %d layers = %s (get_num_blocks%s)", Thousands(minOf(avail)), e.block, e.perLayer, maxInt(layers), Thousands(blocks), stagesNote(len(layers)))
+	}
+	e.est.derive("KV cache: %s blocks × %d = %s tokens per engine", Thousands(blocks), e.block, Thousands(tokens))
+	if !e.ctxKnown || e.ctx <= 0 {
+		return
+	}
+	e.est.MaxRequestTokens = ptr(min(e.ctx, tokens))
+	n := blocks / ceilDiv(e.ctx, e.block)
+	e.est.FullContextRequests = ptr(n)
+	e.est.derive("full-context requests that fit at once: %s blocks / %s blocks per %s-token request = %d (vLLM logs it as \"Maximum concurrency\")", Thousands(blocks), Thousands(ceilDiv(e.ctx, e.block)), Thousands(e.ctx), n)
+}
+
+// vllmShortOfMemory is the ValueError vLLM's startup check raises, in the
+// wording vllm/v1/core/kv_cache_utils.py _check_enough_kv_cache_memory had
+// at 001cabc1be16 and in releases before vllm#42479 (2026-05-15, which
+// writes "model's" and adds a note on the CPU backend) and #31865
+// (2026-01-07, which prints the GiB numbers with round(x, 2) instead of
+// "%.2f"). The "Based on the available memory…" sentence appears only when
+// the estimate is positive.
+func vllmShortOfMemory(ctx, needed, avail, estimate int64) string {
+	based := ""
+	if estimate > 0 {
+		based = fmt.Sprintf("Based on the available memory, the estimated maximum model length is %d. ", estimate)
+	}
+	return fmt.Sprintf("ValueError: To serve at least one request with the models's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). %sTry increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+		ctx, float64(needed)/(1<<30), float64(avail)/(1<<30), based)
+}
+
+// explainMissingVLLM says why the cache is not sized.
+func (e *vllmEstimator) explainMissingVLLM() {
+	if e.model != nil && e.model.Unsupported != "" {
+		return
+	}
+	var why []string
+	if !e.kvMemSet && !e.overrideSet && (e.gpu == nil || e.gpu.MemoryMiB <= 0) {
+		why = append(why, "the GPU memory")
+	}
+	if e.model == nil {
+		why = append(why, "the model")
+	} else if !e.weightsKnown && !e.kvMemSet && !e.overrideSet {
+		why = append(why, "the weights")
+	}
+	if len(why) == 0 {
+		return
+	}
+	e.est.derive("KV cache not sized: %s unknown", joinAnd(why))
+}
+
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+func minOf(v []int64) int64 {
+	m := int64(math.MaxInt64)
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxInt(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func stagesNote(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(", the smallest of %d pipeline stages", n)
+	}
+	return ""
+}
