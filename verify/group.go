@@ -1,53 +1,37 @@
 package verify
 
 import (
-	"path/filepath"
-	"slices"
-
 	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 )
 
 // groupDeployments splits a run's servers into the deployments verify boots one runtime
-// for. It is a variable so that the grouping of the check pipeline can replace it when
-// check.Result carries deployments.
-var groupDeployments = groupByDirectory
+// for, and gives each its tenancy and isolation the way check does (deploy.Group, then
+// .kvlint.yaml's policy for the deployment's name, then --tenancy). It is a variable so
+// that check's own grouping can replace it once check.Result carries the deployments.
+var groupDeployments = groupServers
 
-// groupByDirectory is the trivial grouping: the prefill, decode and router servers written
-// in one directory are one disaggregated deployment, and every colocated server is a
-// deployment of its own. A router that fronts colocated servers is left out: the runtime
-// models disaggregated serving, and a colocated server is modelled on its own.
-func groupByDirectory(res *check.Result, tenancy deploy.Tenancy) []deploy.Deployment {
-	var out []deploy.Deployment
-	pd := map[string]int{} // directory → index in out
-	for _, s := range res.Servers {
-		switch s.Role {
-		case deploy.RolePrefill, deploy.RoleDecode, deploy.RoleRouter:
-			if s.Role == deploy.RoleRouter && !isPDRouter(s) {
-				continue
-			}
-			dir := filepath.Dir(s.Span.File)
-			i, ok := pd[dir]
-			if !ok {
-				i = len(out)
-				pd[dir] = i
-				out = append(out, deploy.Deployment{Name: dir, Mode: deploy.ModeDisaggregated, Tenancy: tenancy})
-			}
-			out[i].Servers = append(out[i].Servers, s)
-		case deploy.RoleColocated, "":
-			if s.Engine == deploy.EngineSGLangRouter {
-				continue
-			}
-			out = append(out, deploy.Deployment{Name: s.Name, Mode: deploy.ModeColocated, Tenancy: tenancy, Servers: []*deploy.Server{s}})
+func groupServers(res *check.Result, opt Options) []deploy.Deployment {
+	cfg := opt.Config
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	ds := deploy.Group(res.Servers, nil)
+	for i := range ds {
+		p := cfg.Policy(ds[i].Name)
+		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = p.Tenancy, p.Declared, p.Isolation
+		if opt.Tenancy != "" {
+			ds[i].Tenancy, ds[i].TenancyDeclared = opt.Tenancy, true
 		}
 	}
-	// A directory of routers only has nothing to run.
-	return slices.DeleteFunc(out, func(d deploy.Deployment) bool {
-		return !slices.ContainsFunc(d.Servers, func(s *deploy.Server) bool { return s.Role != deploy.RoleRouter })
-	})
+	return ds
 }
 
-func isPDRouter(s *deploy.Server) bool {
-	v, ok := s.Arg("--pd-disaggregation")
-	return ok && v.Known && v.Raw != "false"
+// enforced reports whether a deployment keeps tenants' prefix-cache entries apart by a key
+// no client chooses: a gateway that derives cache_salt from the authenticated tenant, or a
+// copy of the deployment per tenant. A salt clients set themselves does not count
+// (vllm-project/vllm#53347): the runtime then models clients that send none.
+func enforced(dep deploy.Deployment) bool {
+	return dep.Isolation.CacheSalt == deploy.CacheSaltGateway || dep.Isolation.PerTenantDeployments
 }

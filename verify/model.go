@@ -37,8 +37,9 @@ type Scaling struct {
 	ConcurrencySource string `json:"concurrency_source"`
 	Router            string `json:"router"`
 	PrefixCache       bool   `json:"prefix_cache"`
-	// Isolation is "enforced" when the server derives the cache namespace from the tenant,
-	// "client-salt" when only a salt the client chooses to send could separate tenants.
+	// Isolation is the declared isolation and how the runtime models it: an enforced key
+	// (a gateway-set cache_salt, per-tenant deployments) is a namespace per tenant;
+	// anything else is clients that send no salt.
 	Isolation string   `json:"isolation"`
 	Notes     []string `json:"notes"`
 }
@@ -87,7 +88,7 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 	for i, s := range res.Servers {
 		index[s] = i
 	}
-	d := &deployment{dep: dep, poolsExact: true, enforced: opt.isolationEnforced(dep)}
+	d := &deployment{dep: dep, poolsExact: true, enforced: enforced(dep)}
 	sc := &d.scaling
 	note := func(format string, args ...any) { sc.Notes = append(sc.Notes, fmt.Sprintf(format, args...)) }
 
@@ -145,8 +146,8 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 	switch {
 	case declared && running > 0:
 		sc.Concurrency, sc.ConcurrencySource = running, "--max-running-requests × schedulers"
-	case opt.ExpectedConcurrency > 0:
-		sc.Concurrency, sc.ConcurrencySource = opt.ExpectedConcurrency, "expected_concurrency"
+	case opt.expectedConcurrency() > 0:
+		sc.Concurrency, sc.ConcurrencySource = opt.expectedConcurrency(), "expected_concurrency"
 	default:
 		sc.Concurrency, sc.ConcurrencySource = 1, "not declared: one request at a time"
 	}
@@ -279,9 +280,17 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 	capPools(prefill, decode, note)
 
 	sc.PrefixCache = d.radix
-	sc.Isolation = "client-salt"
+	sc.Isolation = "cache_salt " + string(dep.Isolation.CacheSalt)
+	switch {
+	case dep.Isolation.PerTenantDeployments:
+		sc.Isolation = "per-tenant deployments"
+	case dep.Isolation.CacheSalt == "":
+		sc.Isolation = "cache_salt none"
+	}
 	if d.enforced {
-		sc.Isolation = "enforced"
+		sc.Isolation += " (enforced: the namespace is the tenant)"
+	} else {
+		sc.Isolation += " (not enforced: clients send no salt)"
 	}
 	if len(d.tiers) > 0 {
 		note("KV tiers beyond GPU memory (%s) are not modelled: only the GPU pool and its radix cache run", strings.Join(d.tiers, ", "))

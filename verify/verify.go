@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
@@ -23,19 +24,23 @@ type Options struct {
 	// Samples is the number of probes per arm of the prompt-caching audit; 0 means
 	// DefaultSamples (250).
 	Samples int
-	// Tenancy and ExpectedConcurrency are the deployment facts of .kvlint.yaml / the flags.
-	Tenancy             deploy.Tenancy
-	ExpectedConcurrency int
-	// IsolationEnforced says the deployment derives the cache namespace from the tenant
-	// (a gateway-set cache_salt, one deployment per tenant), rather than trusting clients.
-	IsolationEnforced bool
+	// Config is .kvlint.yaml: the tenancy, isolation and expected concurrency of each
+	// deployment. Nil means kvlint's defaults (multi-tenant, no isolation key).
+	Config *config.Config
+	// Tenancy is --tenancy: it overrides the configuration for every deployment.
+	Tenancy deploy.Tenancy
 	// Progress, when set, is called after each runtime run with the runs done and planned.
 	Progress func(done, total int)
 	// Parallel bounds the runs in flight; 0 means GOMAXPROCS.
 	Parallel int
 }
 
-func (o Options) isolationEnforced(deploy.Deployment) bool { return o.IsolationEnforced }
+func (o Options) expectedConcurrency() int {
+	if o.Config == nil {
+		return 0
+	}
+	return o.Config.ExpectedConcurrency
+}
 
 func (o Options) samples() int {
 	if o.Samples > 0 {
@@ -111,13 +116,9 @@ type plan struct {
 // refuses a scenario verify built, which is a bug in verify; findings it cannot judge get
 // the verdict not-applicable or inconclusive with the reason.
 func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
-	tenancy := opt.Tenancy
-	if tenancy == "" {
-		tenancy = deploy.TenancyMulti
-	}
 	p := &plan{probe: map[int]probePlan{}}
 	owner := map[int]int{} // server index → deployment
-	for _, dep := range groupDeployments(res, tenancy) {
+	for _, dep := range groupDeployments(res, opt) {
 		if !runnable(dep) {
 			continue
 		}

@@ -3,8 +3,10 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -33,13 +35,13 @@ func TestSameSeedSameBytes(t *testing.T) {
 // page/context ratio, the concurrency and the worker counts.
 func TestScalingKeepsWhatMatters(t *testing.T) {
 	res := checked(t, "../examples/incident")
-	deps := groupDeployments(res, deploy.TenancyMulti)
-	if len(deps) != 1 || len(deps[0].Servers) != 3 || deps[0].Mode != deploy.ModeDisaggregated {
+	deps := groupDeployments(res, Options{})
+	if len(deps) != 1 || len(deps[0].Servers) != 3 || deps[0].Mode != deploy.ModeDisaggregated || deps[0].Tenancy != deploy.TenancyMulti {
 		t.Fatalf("grouping: %+v", deps)
 	}
 	d := modelDeployment(deps[0], res, Options{})
 	sc := d.scaling
-	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 128 || sc.Router != "prefix_aware" || !sc.PrefixCache || sc.Isolation != "client-salt" {
+	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 128 || sc.Router != "prefix_aware" || !sc.PrefixCache || d.enforced {
 		t.Fatalf("scaling: %+v", sc)
 	}
 	for _, w := range sc.Workers {
@@ -59,7 +61,8 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	if d.maxInput != 4096-1-5 {
 		t.Errorf("max_req_input_len %d, want 4090 (the decode pool's)", d.maxInput)
 	}
-	enforced := modelDeployment(deps[0], res, Options{IsolationEnforced: true})
+	deps = groupDeployments(res, gateway())
+	enforced := modelDeployment(deps[0], res, gateway())
 	for _, w := range enforced.base.Prefill {
 		if w.Isolation != "tenant" {
 			t.Errorf("enforced isolation runs with %q", w.Isolation)
@@ -67,31 +70,30 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	}
 }
 
-func TestGroupByDirectory(t *testing.T) {
+func TestGroupingTakesPolicyPerDeployment(t *testing.T) {
 	res := checked(t, "../examples")
-	deps := groupByDirectory(res, deploy.TenancyMulti)
-	var names []string
-	for _, d := range deps {
-		names = append(names, string(d.Mode)+":"+d.Name)
-		for _, s := range d.Servers {
-			if d.Mode == deploy.ModeColocated && s.Role != deploy.RoleColocated {
-				t.Errorf("colocated deployment %s holds a %s server", d.Name, s.Role)
-			}
-		}
+	opt := Options{Config: &config.Config{
+		Tenancy:     deploy.TenancySingle,
+		Deployments: map[string]config.DeploymentSettings{"llama70b": {Tenancy: deploy.TenancyMulti, Isolation: config.Isolation{CacheSalt: deploy.CacheSaltGateway}}},
+	}}
+	var got []string
+	for _, d := range groupDeployments(res, opt) {
+		got = append(got, fmt.Sprintf("%s %s %s %v", d.Name, d.Mode, d.Tenancy, enforced(d)))
 	}
 	want := []string{
-		"disaggregated:../examples/healthy",
-		"disaggregated:../examples/incident",
-		"colocated:../examples/scripts/Dockerfile:6",
-		"colocated:sglang",
-		"colocated:../examples/scripts/serve.sh:9",
+		"llama8b disaggregated single false",
+		"llama70b disaggregated multi true",
+		"../examples/scripts/Dockerfile:6 colocated single false",
+		"sglang colocated single false",
+		"../examples/scripts/serve.sh:9 colocated single false",
 	}
-	if len(names) != len(want) {
-		t.Fatalf("deployments %q, want %q", names, want)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("deployments\n%q\nwant\n%q", got, want)
 	}
-	for i := range want {
-		if names[i] != want[i] {
-			t.Errorf("deployment %d: %q, want %q", i, names[i], want[i])
+	opt.Tenancy = deploy.TenancyMulti
+	for _, d := range groupDeployments(res, opt) {
+		if d.Tenancy != deploy.TenancyMulti {
+			t.Errorf("--tenancy multi left %s %s", d.Name, d.Tenancy)
 		}
 	}
 }
