@@ -18,6 +18,16 @@
 #   small. Raised to critical when the server belongs to a disaggregated
 #   deployment declared multi-tenant: that is the incident's exact
 #   combination.
+#   vLLM checks the same thing itself and refuses to start: each worker's KV
+#   cache must hold one request of max_model_len tokens, or it raises
+#   ValueError("To serve at least one request with the models's max seq len
+#   (…), (… GiB KV cache is needed, which is larger than the available KV
+#   cache memory (… GiB). Based on the available memory, the estimated
+#   maximum model length is …", vllm/v1/core/kv_cache_utils.py
+#   _check_enough_kv_cache_memory). For vLLM servers kvlint reports, before
+#   the pod crash-loops, what vLLM would report after loading the weights, in
+#   the same terms; capacity computes the numbers (needed and available GiB,
+#   the estimated maximum model length) and the error text.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/issues/4048
 #     description: context-length 160k over a ~60k-token pool; inputs rejected
@@ -25,6 +35,10 @@
 #     description: PD prefill aborts an over-long input; decode generates garbage
 #   - ref: https://github.com/sgl-project/sglang/pull/33814
 #     description: max_new_tokens clipped silently at the pool/context boundary
+#   - ref: https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_utils.py
+#     description: vLLM's startup check (_check_enough_kv_cache_memory) and its ValueError
+#   - ref: https://docs.vllm.ai/en/latest/configuration/conserving_memory/
+#     description: vLLM's advice for a KV cache too small for max_model_len
 # custom:
 #   id: KV101
 #   severity: high
@@ -33,7 +47,10 @@
 #     remove or raise --max-total-tokens, store the KV cache in fp8
 #     (--kv-cache-dtype fp8_e4m3), shard the KV heads over more GPUs
 #     (--tp-size), or lower --context-length to what the pool holds so clients
-#     are told the real limit.
+#     are told the real limit. For vLLM: lower --max-model-len to the estimated
+#     maximum model length or below, raise --gpu-memory-utilization or
+#     --kv-cache-memory-bytes, store the KV cache in fp8 (--kv-cache-dtype
+#     fp8), or shard over more GPUs (--tensor-parallel-size).
 package kvlint.rules.pool_below_context
 
 import data.kvlint.lib
@@ -70,4 +87,86 @@ consequence(limit) := sprintf("aborts prompts of %s tokens or more, and silently
 
 pd_note(s) := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
 	s.role in {"prefill", "decode"}
+} else := ""
+
+# vLLM: capacity found that vLLM's startup check fails (its error text is the
+# estimate's startup_error; the stable part is "max seq len").
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	err := lib.startup_error(s.capacity)
+	contains(err, "max seq len")
+	finding := object.union(
+		{
+			"msg": vllm_message(s, err),
+			"server": s.index,
+			"arg": vllm_arg(s.args),
+		},
+		lib.incident_raise(s),
+	)
+}
+
+# vLLM with --num-gpu-blocks-override proving the cache too small while the
+# model is unknown: the check plans with the override
+# (kv_cache_utils.py get_kv_cache_configs), so no memory figure is needed.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	c := s.capacity
+	lib.startup_error(c) == ""
+	not is_number(c.pool_tokens)
+	ctx := lib.context_tokens(c)
+	is_number(c.pool_upper_bound)
+	c.pool_upper_bound < ctx
+	finding := object.union(
+		{
+			"msg": sprintf("--num-gpu-blocks-override caps vLLM's KV cache at %s tokens, fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
+				lib.thousands(c.pool_upper_bound),
+				vllm_context_phrase(c),
+				ctx,
+				vllm_incident_note(s),
+				lib.opaque_note(s.opaque),
+			]),
+			"server": s.index,
+			"arg": "--num-gpu-blocks-override",
+		},
+		lib.incident_raise(s),
+	)
+}
+
+vllm_message(s, err) := sprintf("vLLM refuses to start: one request of %s needs %s GiB of KV cache per GPU, more than the %s GiB available, so the longest request its cache holds (vLLM's estimated maximum model length) is %s tokens; vLLM stops after loading the weights with \"%s\"%s%s", [
+	vllm_context_phrase(s.capacity),
+	gib[0],
+	gib[1],
+	vllm_estimate(err),
+	err,
+	vllm_incident_note(s),
+	lib.opaque_note(s.opaque),
+]) if {
+	gib := [m[1] | some m in regex.find_all_string_submatch_n(`\(([0-9.]+) GiB`, err, -1)]
+	count(gib) == 2
+} else := sprintf("vLLM refuses to start: its KV cache cannot hold one request of %s; it stops with \"%s\"%s%s", [
+	vllm_context_phrase(s.capacity),
+	err,
+	vllm_incident_note(s),
+	lib.opaque_note(s.opaque),
+])
+
+# vllm_estimate is the length vLLM's message estimates, with separators, or
+# "no" when the cache holds less than one block.
+vllm_estimate(err) := lib.thousands(to_number(m[0][1])) if {
+	m := regex.find_all_string_submatch_n(`estimated maximum model length is ([0-9]+)`, err, 1)
+	count(m) == 1
+} else := "no"
+
+vllm_context_phrase(c) := sprintf("max_model_len %s tokens (--max-model-len)", [lib.thousands(c.context_length)]) if {
+	c.context_source == "flag"
+} else := sprintf("the model's %s-token max_model_len", [lib.thousands(c.context_length)])
+
+# vllm_arg: an explicit cap first, then the two flags vLLM's own message
+# names (max_model_len, gpu_memory_utilization).
+vllm_arg(args) := lib.first_given(args, ["--num-gpu-blocks-override", "--kv-cache-memory-bytes", "--max-model-len", "--gpu-memory-utilization"])
+
+vllm_incident_note(s) := sprintf("; critical because deployment %s is disaggregated and declared multi-tenant", [lib.deployment_of(s).name]) if {
+	lib.incident_raise(s).severity == "critical"
 } else := ""
