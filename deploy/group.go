@@ -122,8 +122,10 @@ func (g *grouping) unionObjects() {
 
 // unionOrphanPD joins prefill and decode servers that no router reached:
 // those launched from one file (a script, a compose project, a manifest that
-// defines both pools), then Kubernetes pools that share a namespace and an
-// app label (app.kubernetes.io/instance, else app).
+// defines both pools), then Kubernetes pools in one directory that share a
+// namespace and an app label (app.kubernetes.io/instance, else app). The
+// directory keeps copies of a deployment in other directories (overlays,
+// environments) apart.
 func (g *grouping) unionOrphanPD() {
 	hasRouter := map[int]bool{}
 	for i, s := range g.servers {
@@ -158,7 +160,7 @@ func (g *grouping) unionOrphanPD() {
 		if app == "" {
 			continue
 		}
-		key := s.Namespace + "\x00" + app
+		key := filepath.Dir(s.Span.File) + "\x00" + s.Namespace + "\x00" + app
 		if j, ok := byLabel[key]; ok {
 			g.union(j, i)
 		} else {

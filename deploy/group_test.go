@@ -311,3 +311,26 @@ func FuzzGroup(f *testing.F) {
 		}
 	})
 }
+
+func TestGroupPrefersTheRoutersDirectory(t *testing.T) {
+	servers := []*Server{
+		kube("llama-prefill/leader", "broken/p.yaml", RolePrefill, Labels{"app": "llama"}),
+		kube("llama-decode/leader", "broken/d.yaml", RoleDecode, Labels{"app": "llama"}),
+		kube("llama-router", "broken/r.yaml", RoleRouter, nil, "--prefill", "http://llama-prefill:30000", "--decode", "http://llama-decode:30000"),
+		kube("llama-prefill/leader", "fixed/p.yaml", RolePrefill, Labels{"app": "llama"}),
+		kube("llama-decode/leader", "fixed/d.yaml", RoleDecode, Labels{"app": "llama"}),
+		kube("llama-router", "fixed/r.yaml", RoleRouter, nil, "--prefill", "http://llama-prefill:30000", "--decode", "http://llama-decode:30000"),
+		kube("other-prefill", "x/p.yaml", RolePrefill, Labels{"app": "other"}),
+		kube("other-decode", "y/d.yaml", RoleDecode, Labels{"app": "other"}),
+	}
+	got := groups(Group(servers, []Service{{Name: "llama-prefill", Selector: map[string]string{"app": "llama"}}}))
+	want := []string{
+		"llama(disaggregated): llama-prefill/leader, llama-decode/leader, llama-router",
+		"llama#2(disaggregated): llama-prefill/leader, llama-decode/leader, llama-router",
+		"other-prefill(disaggregated): other-prefill",
+		"other-decode(disaggregated): other-decode",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}

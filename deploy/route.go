@@ -171,6 +171,23 @@ func (g *grouping) byService(router *Server, name, ns string, services []Service
 	if found == nil {
 		found = []*Server{}
 	}
+	return nearest(router, found)
+}
+
+// nearest keeps the candidates written in the router's directory when there
+// are any: a repository that keeps the same objects in several directories
+// (environments, overlays, a fixed copy beside the broken one) applies them
+// separately, and the router's own directory is the one it ships with.
+func nearest(router *Server, found []*Server) []*Server {
+	var near []*Server
+	for _, s := range found {
+		if sameDir(s.Span.File, router.Span.File) {
+			near = append(near, s)
+		}
+	}
+	if len(near) > 0 {
+		return near
+	}
 	return found
 }
 
@@ -198,7 +215,7 @@ func (g *grouping) byName(router *Server, name, ns string) []*Server {
 			}
 		}
 	}
-	return found
+	return nearest(router, found)
 }
 
 // byPort finds the servers a loopback URL reaches: those launched from the
@@ -254,7 +271,7 @@ func (g *grouping) bySelector(router *Server, l Link) []*Server {
 			found = append(found, s)
 		}
 	}
-	return found
+	return nearest(router, found)
 }
 
 func hasLabels(labels Labels, selector map[string]string) bool {
