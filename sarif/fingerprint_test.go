@@ -82,3 +82,23 @@ func TestLineHashesNonASCII(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineHashes: any bytes hash without panicking, one non-empty
+// fingerprint per line as GitHub counts lines ("\n", "\r\n", "\r").
+func FuzzLineHashes(f *testing.F) {
+	for _, seed := range []string{"", "a\n", " \t\r\n\r", "é😀\n\xff", strings.Repeat("x = 1\n", 30)} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := LineHashes(data)
+		lines := len(splitLines(data))
+		if len(got) != lines {
+			t.Fatalf("%d hashes for %d lines", len(got), lines)
+		}
+		for i, h := range got {
+			if !lineHashPattern.MatchString(h) {
+				t.Fatalf("line %d: hash %q", i+1, h)
+			}
+		}
+	})
+}

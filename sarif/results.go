@@ -127,11 +127,15 @@ func (b *builder) suppression(f rules.Finding, s *rules.Suppression) *gosarif.Su
 	case "inline", "file", "annotation":
 		kind = "inSource"
 	}
+	what, ok := suppressionWhat[s.Kind]
+	if !ok {
+		what = "suppressed by " + s.Kind
+	}
 	var loc *gosarif.Location
 	if s.Span.File != "" {
-		loc = b.location(s.Span, "kvlint:ignore")
+		loc = b.location(s.Span, what)
 	} else {
-		loc = &gosarif.Location{Message: gosarif.NewTextMessage("suppressed by " + s.Kind)}
+		loc = &gosarif.Location{Message: gosarif.NewTextMessage(what)}
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s\x00%s", f.Rule, f.Span.File, f.Message, f.Span.Line, s.Kind, s.Span)
 	return gosarif.NewSuppression(kind).
@@ -139,6 +143,15 @@ func (b *builder) suppression(f rules.Finding, s *rules.Suppression) *gosarif.Su
 		WithGuid(nameUUID(key)).
 		WithJustifcation(s.Reason).
 		WithLocation(loc)
+}
+
+// suppressionWhat names each kind of suppression as the user wrote it.
+var suppressionWhat = map[string]string{
+	"inline":     "kvlint:ignore comment",
+	"file":       "kvlint:ignore-file comment",
+	"annotation": "kvlint.io/ignore annotation",
+	"config":     "ignore entry in .kvlint.yaml",
+	"baseline":   "finding in the baseline",
 }
 
 // nameUUID is a name-based (version 5, RFC 9562) UUID of key: the same

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
@@ -18,13 +21,32 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestGoldenIncident pins the whole log of the bundled incident. The
-// working directory's absolute URI is the only volatile field left (the
-// version is fixed by the test); it is normalized to file:///SRCROOT/.
-// go test ./sarif -update rewrites the file after an intended change.
+// TestGoldenIncident pins the whole log of the bundled incident. Volatile
+// fields are normalized: the version is fixed by the test and the working
+// directory's URI becomes file:///SRCROOT/. The driver keeps only the rules
+// with results, so adding an unrelated rule does not churn the file
+// (TestGitHubConstraints checks that every rule is described).
+// go test ./sarif -update rewrites it after an intended change.
 func TestGoldenIncident(t *testing.T) {
 	t.Chdir(repoRoot)
-	got := encode(t, logOf(t, repoRoot, "examples/incident"))
+	rep, err := Build(logOf(t, repoRoot, "examples/incident"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rep.Runs[0]
+	used := map[string]bool{}
+	for _, r := range run.Results {
+		used[*r.RuleID] = true
+	}
+	run.Tool.Driver.Rules = slices.DeleteFunc(run.Tool.Driver.Rules, func(d *gosarif.ReportingDescriptor) bool { return !used[d.ID] })
+	for _, r := range run.Results {
+		i := slices.IndexFunc(run.Tool.Driver.Rules, func(d *gosarif.ReportingDescriptor) bool { return d.ID == *r.RuleID })
+		r.WithRuleIndex(i)
+	}
+	got, err := marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got = bytes.ReplaceAll(got, []byte(newLocator(repoRoot).rootURI()), []byte("file:///SRCROOT/"))
 	golden := filepath.Join(repoRoot, "sarif", "testdata", "incident.sarif")
 	if *update {
@@ -39,6 +61,9 @@ func TestGoldenIncident(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("the incident's SARIF differs from %s; if the change is intended, run go test ./sarif -update\n%s",
 			golden, firstDifference(got, want))
+	}
+	if len(run.Results) == 0 {
+		t.Errorf("the incident has no results")
 	}
 }
 
@@ -213,7 +238,7 @@ func TestSyntheticLog(t *testing.T) {
 	}
 	sup := kv101.Suppressions[0]
 	if sup.Kind != "inSource" || sup.Status != "accepted" || sup.Justification != "the pool is raised by the autoscaler" ||
-		sup.Location.String() != "%SRCROOT%|my%20chart/values.yaml:1:3-1:62" {
+		sup.Location.String() != "%SRCROOT%|my%20chart/values.yaml:1:3-1:62" || sup.Location.Message.Text != "kvlint:ignore comment" {
 		t.Errorf("KV101 suppression %+v", sup)
 	}
 	if kv101.Level != "error" || kv101.Properties["severity"] != "high" {
