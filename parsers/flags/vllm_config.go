@@ -159,7 +159,7 @@ func (p *parser) droppedFalse(flagWord deploy.Value, valueSpan deploy.Span) {
 		return
 	}
 	p.issue(deploy.FlagInvalidValue, f.Key, flagWord.Raw, valueSpan, "--no-"+strings.TrimPrefix(f.Name, "--"),
-		fmt.Sprintf("%s: false in a vLLM config file does nothing: load_config_file passes only true booleans on (argparse_utils.py), so %s keeps its default (%s); write %s: true in the file or pass --no-%s",
+		fmt.Sprintf("%s: false in a vLLM config file does nothing (vLLM does not exit, it ignores the line): load_config_file passes only true booleans on (argparse_utils.py), so %s keeps its default (%s); write %s: true in the file or pass --no-%s",
 			strings.TrimPrefix(flagWord.Raw, "--"), f.Name, vllmBoolDefault(f), "no-"+strings.TrimPrefix(f.Name, "--"), strings.TrimPrefix(f.Name, "--")))
 }
 

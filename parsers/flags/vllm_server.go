@@ -29,7 +29,7 @@ func vllmServer(l Launch, read ReadFile) (*deploy.Server, Result) {
 		if api {
 			pos := res.Positionals[0]
 			res.Issues = append(res.Issues, deploy.FlagIssue{Kind: deploy.FlagInvalidValue, Flag: "model_tag", Written: pos.Raw, Span: pos.Span,
-				Message: "python -m vllm.entrypoints.openai.api_server parses a positional model but never uses it (api_server.py __main__ does not copy model_tag into model, as vllm serve does): the server loads --model, or vLLM's default model; write --model " + pos.Raw + " or use vllm serve"})
+				Message: "python -m vllm.entrypoints.openai.api_server parses a positional model but never uses it (api_server.py __main__ does not copy model_tag into model, as vllm serve does): it does not exit, it serves --model or else vLLM's default model; write --model " + pos.Raw + " or use vllm serve"})
 		} else {
 			model, hasFlag = res.Positionals[0], true
 		}
