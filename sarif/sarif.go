@@ -58,6 +58,10 @@ type Log struct {
 	// WorkDir is the directory relative URIs are relative to (%SRCROOT%):
 	// the repository root in CI. "" means the process's working directory.
 	WorkDir string
+	// ResultProperties, when set, holds extra properties for each finding's
+	// result (ResultProperties[i] for Findings[i], nil for none): kvlint
+	// verify's "verdict" and "evidence".
+	ResultProperties []map[string]any
 }
 
 // GitHub's hard limits (sarif-support.md): a log over them is rejected
@@ -220,12 +224,18 @@ func build(l Log) (*gosarif.Report, []rules.Severity, error) {
 	run.AutomationDetails = &gosarif.RunAutomationDetails{ID: ptr(automationID(l.Category))}
 
 	ranks := make([]rules.Severity, 0, len(l.Findings))
-	for _, f := range l.Findings {
+	for i, f := range l.Findings {
 		idx, ok := ruleIndex[f.Rule]
 		if !ok {
 			continue // dropped with the rules over GitHub's limit
 		}
-		run.Results = append(run.Results, b.result(f, idx, serverName(l.Servers, f.Server)))
+		r := b.result(f, idx, serverName(l.Servers, f.Server))
+		if i < len(l.ResultProperties) {
+			for k, v := range l.ResultProperties[i] {
+				r.Properties[k] = v
+			}
+		}
+		run.Results = append(run.Results, r)
 		ranks = append(ranks, f.Level())
 	}
 

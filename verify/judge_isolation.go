@@ -2,8 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
+	"github.com/kvlint/kvlint/capacity"
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
 
@@ -54,7 +56,7 @@ func (p *plan) judgeIsolation(di int, name string, alpha float64) (Verdict, Evid
 	var why string
 	switch {
 	case o.foreignPages > 0:
-		v, why = Confirmed, fmt.Sprintf("the attacker's requests read %d pages of the victim's KV (white-box)", o.foreignPages)
+		v, why = Confirmed, fmt.Sprintf("the attacker's requests read %s pages of the victim's KV (white-box)", capacity.Thousands(int64(o.foreignPages)))
 	case cross.Significant && same.Significant && !aa.Significant:
 		v, why = Confirmed, "another tenant's prompt makes the attacker's measurably faster"
 	case same.Significant && !cross.Significant && !aa.Significant:
@@ -64,9 +66,10 @@ func (p *plan) judgeIsolation(di int, name string, alpha float64) (Verdict, Evid
 	default:
 		v, why = Inconclusive, "the positive control failed: the victim's own repeat was not measurably faster (prefix cache off, or too few samples), which is no evidence of isolation"
 	}
-	ev.Summary = fmt.Sprintf("%s; %s; %s; %s; at α = %s (family-wise %s, Bonferroni)",
+	cells := int(math.Round(FamilyAlpha / alpha))
+	ev.Summary = fmt.Sprintf("%s; %s; %s; %s; at α = %s (family-wise %s over %d probe %s, Bonferroni)",
 		why, describeTest("HIT-cross", cross, o.arms), describeTest("HIT-same", same, o.arms), describeTest("A/A", aa, o.arms),
-		formatP(alpha), formatP(FamilyAlpha))
+		formatP(alpha), formatP(FamilyAlpha), cells, plural(cells, "cell", "cells"))
 	if ie.Fault != "" {
 		ev.Summary = fmt.Sprintf("under %s: %s", ie.Fault, ev.Summary)
 	}
@@ -166,4 +169,11 @@ func (p *plan) judgeOracle(di int, alpha float64) (Verdict, Evidence) {
 		ev.Summary = "no cached tokens were reported even for the victim's own repeat (is --enable-cache-report on the prefill servers?); inconclusive"
 	}
 	return Inconclusive, ev
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

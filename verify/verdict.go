@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"strings"
+
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/rules"
 	rt "github.com/kvlint/kvlint/verify/runtime"
@@ -104,10 +106,25 @@ func (p *plan) judge(di int, f rules.Finding, res *check.Result, alpha float64) 
 	case needStartup:
 		return notApplicable(f.Rule, "SGLang stops at startup under this configuration: there is no pool to run")
 	default:
-		return notApplicable(f.Rule, f.Rule+" is about how the configuration is written; the runtime has nothing to measure")
+		return notApplicable(f.Rule, notMeasured(f.Rule))
 	}
 	fv.Evidence.Deployment = d.dep.Name
 	return fv
+}
+
+// notMeasured says why the runtime has nothing to show about a rule.
+func notMeasured(rule string) string {
+	switch {
+	case rule == "KV105":
+		return "kvlint could not size this server's pool, so there is no configuration to run; declare what KV105 asks for and verify again"
+	case strings.HasPrefix(rule, "KV4"):
+		return rule + " is about how a flag is written; the runtime has nothing to measure"
+	case strings.HasPrefix(rule, "KV2"):
+		return rule + " compares prefill and decode configurations in a way the runtime does not model"
+	case strings.HasPrefix(rule, "KV0"):
+		return rule + " is about a suppression; the runtime has nothing to measure"
+	}
+	return "the runtime has no measurement for " + rule
 }
 
 // rt.Result helpers shared by the judges.

@@ -56,7 +56,8 @@ type Report struct {
 	// number of probe cells in the run (Bonferroni); 0 when nothing was probed.
 	Alpha       float64            `json:"alpha"`
 	Deployments []DeploymentReport `json:"deployments"`
-	// Findings[i] is the verdict on check.Result.Findings[i].
+	// Findings[i] is the verdict on check.Result.Findings[i]; the zero FindingVerdict
+	// (no Verdict) for a suppressed finding, which is not verified.
 	Findings []FindingVerdict `json:"findings"`
 }
 
@@ -131,7 +132,7 @@ func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
 	p.needs = make([][]need, len(p.deps))
 	for _, f := range res.Findings {
 		di, ok := owner[f.Server]
-		if !ok {
+		if !ok || f.Suppression != nil {
 			continue
 		}
 		if n := needOf(f.Rule); n != needNone && !slices.Contains(p.needs[di], n) {
@@ -167,6 +168,9 @@ func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
 		rep.Deployments = append(rep.Deployments, dr)
 	}
 	for i, f := range res.Findings {
+		if f.Suppression != nil {
+			continue // silenced: not reported, not verified
+		}
 		di, ok := owner[f.Server]
 		if !ok {
 			rep.Findings[i] = notApplicable(f.Rule, "no deployment the runtime can model holds this server (the runtime models SGLang prefill/decode serving)")

@@ -12,6 +12,7 @@ import (
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
+	"github.com/kvlint/kvlint/verify"
 )
 
 // checkFormats are the formats kvlint check writes.
@@ -80,6 +81,9 @@ type checkRun struct {
 	rules    []rules.Rule
 	exitCode int // known before anything is written: SARIF records it
 	category string
+	// verification, when set (kvlint verify, check --verify), adds each
+	// finding's verdict and evidence to text, JSON and SARIF.
+	verification *verify.Report
 }
 
 // render produces one format of the run in memory, so a file is written
@@ -89,16 +93,28 @@ func (r checkRun) render(format string) ([]byte, error) {
 	var err error
 	switch format {
 	case "text":
-		err = report.CheckText(&buf, r.res)
+		if r.verification != nil {
+			err = report.VerifyText(&buf, r.res, r.verification)
+		} else {
+			err = report.CheckText(&buf, r.res)
+		}
 	case "json":
-		err = report.CheckJSON(&buf, r.res)
+		if r.verification != nil {
+			err = report.VerifyJSON(&buf, r.res, r.verification)
+		} else {
+			err = report.CheckJSON(&buf, r.res)
+		}
 	case "github":
 		err = report.CheckGitHub(&buf, r.res)
 	case "sarif":
-		err = sarif.Write(&buf, sarif.Log{
+		l := sarif.Log{
 			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers,
 			ExitCode: r.exitCode, Version: versionString(), Category: r.category,
-		})
+		}
+		if r.verification != nil {
+			l.ResultProperties = report.VerifyProperties(r.verification)
+		}
+		err = sarif.Write(&buf, l)
 	default:
 		err = fmt.Errorf("no renderer for format %q", format)
 	}

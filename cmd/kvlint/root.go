@@ -68,6 +68,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
+	root.AddCommand(newVerifyCmd(), newRuntimeCmd())
 	return root
 }
 
