@@ -103,7 +103,9 @@ known_release(image) if {
 	status(r)
 }
 
-unknown_reason(image) := "the image is not written or is a placeholder" if {
+unknown_reason(image) := "the launch names no image, so the SGLang release that runs it is unknown" if {
+	image == null
+} else := sprintf("the image %s is a placeholder", [image.value]) if {
 	not image.known
 } else := sprintf("the tag of %s does not name a release kvlint can date (pin lmsysorg/sglang:vX.Y.Z)", [image.value]) if {
 	not release(image)

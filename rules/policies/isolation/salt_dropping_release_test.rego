@@ -50,7 +50,9 @@ test_fires_info_when_the_tag_cannot_be_dated if {
 	g.severity == "info"
 	contains(g.msg, "kvlint cannot tell whether SGLang 0.5.11 includes the fix")
 	some h in salt_dropping_release.deny with input as test.colocated_input([test.server({"image": null})], gateway)
-	contains(h.msg, "the image is not written or is a placeholder")
+	contains(h.msg, "the launch names no image")
+	some i in salt_dropping_release.deny with input as test.colocated_input([test.server({"image": {"value": "{{ .Values.image }}", "known": false}})], gateway)
+	contains(i.msg, "the image {{ .Values.image }} is a placeholder")
 }
 
 test_quiet_on_a_release_with_the_fix if {

@@ -92,8 +92,11 @@ vllm_prefix_caching_off(args) if {
 
 vllm_prefix_caching_off(args) if flag_true(args, "--no-enable-prefix-caching")
 
-# where(s) names a server in a message: name and launch position.
-where(s) := sprintf("%s (%s:%d)", [s.name, s.file, s.line])
+# where(s) names a server in a message: its name and, unless the name is
+# already its position (scripts, Dockerfiles), where it is launched.
+where(s) := s.name if {
+	s.name == sprintf("%s:%d", [s.file, s.line])
+} else := sprintf("%s (%s:%d)", [s.name, s.file, s.line])
 
 # arg_value(args, flag, fallback) is a flag's value as written, or fallback
 # when the flag is absent; undefined when it is a placeholder.
@@ -115,7 +118,7 @@ incident_raise(s) := {"severity": "critical"} if {
 } else := {}
 
 # incident_note(s) says why the severity was raised.
-incident_note(s) := sprintf("; critical because deployment %s is disaggregated and declared multi-tenant: every tenant's requests meet this pool, and aborted or retracted requests are the PD paths that have corrupted outputs (sglang#30233)", [deployment_of(s).name]) if {
+incident_note(s) := sprintf("; critical because deployment %s is disaggregated and declared multi-tenant: every tenant's long requests meet this pool", [deployment_of(s).name]) if {
 	incident_shape(s)
 } else := ""
 
