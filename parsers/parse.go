@@ -32,7 +32,7 @@ func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Opt
 // ParseWith is Parse with settings from the command line.
 func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 	if f.Kind == KindTerraform {
-		return terraform.ParseModule(f.Path, terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ})
+		return terraform.ParseModule(f.Path, terraformOptions(opt))
 	}
 	data, err := readBounded(f.Path)
 	if err != nil {

@@ -11,9 +11,40 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/helm"
+	"github.com/kvlint/kvlint/parsers/flags"
 	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 )
+
+// HelmRenderer renders a chart as parsers/helm.Render does; parsers wires
+// it in, so this package does not link Helm (and Kubernetes' client
+// libraries) itself.
+type HelmRenderer func(HelmRelease, flags.ReadFile) ([]*deploy.Server, []*deploy.Error)
+
+// HelmRelease mirrors parsers/helm.Release: a chart directory rendered with
+// values documents, then set entries.
+type HelmRelease struct {
+	Chart, Name, Namespace string
+	Values                 []HelmValues
+	Set                    []HelmSet
+}
+
+// HelmValues mirrors parsers/helm.Values: one values document, with Origin
+// mapping a span of Data back to where the user wrote it, and Unknown
+// naming string leaves that are not known statically.
+type HelmValues struct {
+	File    string
+	Data    []byte
+	Origin  func(deploy.Span) deploy.Span
+	Unknown func(string) bool
+}
+
+// HelmSet mirrors parsers/helm.Set: one --set entry (name=value).
+type HelmSet struct {
+	Expr    string
+	String  bool
+	Span    deploy.Span
+	Unknown bool
+}
 
 // helmRelease renders a helm_release whose chart is a directory (or a
 // packaged .tgz) of the module, through parsers/helm, with the release's
@@ -25,6 +56,10 @@ import (
 // reported when it looks like it serves a model.
 func (m *module) helmRelease(b *hclsyntax.Block, ctx *hcl.EvalContext, address string) {
 	hdr := m.fs.span(hcl.RangeBetween(b.TypeRange, b.LabelRanges[len(b.LabelRanges)-1]))
+	if m.opt.Helm == nil {
+		m.errorf(hdr, "helm_release rendering is not available: the servers %s deploys were not checked", address)
+		return
+	}
 	body := b.Body
 	chart, chartAt, ok := m.stringAttr(body, "chart", ctx)
 	if !ok {
@@ -46,14 +81,14 @@ func (m *module) helmRelease(b *hclsyntax.Block, ctx *hcl.EvalContext, address s
 		m.errorf(chartAt.orElse(hdr), "the chart of %s (%s): %s", address, display, describe(err))
 		return
 	}
-	rel := helm.Release{Chart: display}
+	rel := HelmRelease{Chart: display}
 	rel.Name, _, _ = m.stringAttr(body, "name", ctx)
 	rel.Namespace, _, _ = m.stringAttr(body, "namespace", ctx)
 	origins := map[deploy.Span][]deploy.Span{}
 	rel.Values = m.helmValues(body, ctx, address, origins)
 	rel.Set = m.helmSets(body, ctx, origins)
 
-	servers, errs := helm.Render(rel, m.readBeside())
+	servers, errs := m.opt.Helm(rel, m.readBeside())
 	for _, e := range errs {
 		e.Message = m.placeholderText(e.Message)
 		m.errs = append(m.errs, e)
@@ -107,7 +142,7 @@ func mentionsEngine(s string) bool {
 // text it was built from (a heredoc, yamlencode, file, templatefile), which
 // Origin uses to point a values line back at the HCL or tfvars that wrote
 // it. A document that is not known at all is an error: it may set anything.
-func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address string, origins map[deploy.Span][]deploy.Span) []helm.Values {
+func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address string, origins map[deploy.Span][]deploy.Span) []HelmValues {
 	a, ok := body.Attributes["values"]
 	if !ok {
 		return nil
@@ -120,7 +155,7 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 		}
 		return nil
 	}
-	var out []helm.Values
+	var out []HelmValues
 	for i, el := range v.AsValueSlice() {
 		eb, _ := el.Unmark()
 		if !eb.IsKnown() || eb.IsNull() || eb.Type() != cty.String {
@@ -138,7 +173,7 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 		name := fmt.Sprintf("%s#%s.values[%d]", m.fs.span(a.Expr.Range()).File, address, i)
 		src := yamlsrc.NewSource(name, []byte(text))
 		sites := sitesOf(el)
-		out = append(out, helm.Values{
+		out = append(out, HelmValues{
 			File: name,
 			Data: []byte(text),
 			Origin: func(sp deploy.Span) deploy.Span {
@@ -169,15 +204,15 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 
 // helmSets reads set / set_sensitive / set_list, as blocks (provider v2) or
 // lists of objects (v3), in the order they are written.
-func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins map[deploy.Span][]deploy.Span) []helm.Set {
-	var out []helm.Set
+func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins map[deploy.Span][]deploy.Span) []HelmSet {
+	var out []HelmSet
 	add := func(name, value cty.Value, typ string, list bool) {
 		nb, _ := name.Unmark()
 		ns, err := convert.Convert(nb, cty.String)
 		if err != nil || !ns.IsKnown() || ns.IsNull() {
 			return
 		}
-		s := helm.Set{String: typ == "string"}
+		s := HelmSet{String: typ == "string"}
 		vb, _ := value.Unmark()
 		var text string
 		switch {

@@ -56,6 +56,10 @@ type Options struct {
 	// read from; nil reads none. Tests inject it; the CLI passes the
 	// process environment.
 	Environ []string
+	// Helm renders helm_release charts (parsers wires parsers/helm in).
+	// Nil reports every helm_release with a local chart as an error, never
+	// passing over it.
+	Helm HelmRenderer
 }
 
 // ParseModule evaluates the Terraform module in dir and returns the servers

@@ -4,6 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/flags"
 )
 
 // The fixture's KV pool is set in terraform.tfvars: the flag points at the
@@ -163,6 +166,12 @@ locals {
 			[]string{`main.tf:1:14-1:33: Error in function call: Call to function "file" failed: "/etc/passwd" is an absolute path`}, 1},
 		{"undeclared variable", map[string]string{"main.tf": podWith(`"--tp-size", var.nope`)},
 			[]string{"main.tf:"}, 1},
+		{"helm_release without a renderer", map[string]string{"main.tf": `
+resource "helm_release" "sglang" {
+  name  = "sglang"
+  chart = "./chart"
+}
+`}, []string{"main.tf:2:1-2:33: helm_release rendering is not available"}, 0},
 		{"helm_release with a missing chart", map[string]string{"main.tf": `
 resource "helm_release" "sglang" {
   name  = "sglang"
@@ -189,7 +198,11 @@ resource "helm_release" "monitoring" {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeModule(t, tt.files)
-			servers, errs := ParseModule(dir, Options{})
+			opt := Options{Helm: noHelm}
+			if strings.Contains(tt.name, "without a renderer") {
+				opt.Helm = nil
+			}
+			servers, errs := ParseModule(dir, opt)
 			got := errorTexts(dir, errs)
 			if len(got) != len(tt.want) {
 				t.Fatalf("errors\n got %q\nwant %q", got, tt.want)
@@ -221,37 +234,37 @@ resource "kubernetes_pod_v1" "server" {
 `
 }
 
-// A helm_release with a local chart: values from yamlencode({...}) and a
-// heredoc, and a set block, each traced back to the HCL (and through the
-// variable to terraform.tfvars), then the template line.
-func TestHelmRelease(t *testing.T) {
-	servers, errs := ParseModule("testdata/helm-release", Options{})
+
+// noHelm renders nothing: the errors these tests expect come before Helm.
+func noHelm(HelmRelease, flags.ReadFile) ([]*deploy.Server, []*deploy.Error) { return nil, nil }
+
+// The release handed to Helm: values documents whose lines map back to the
+// HCL and tfvars, and set entries with their spans.
+func TestHelmReleaseRequest(t *testing.T) {
+	var got HelmRelease
+	_, errs := ParseModule("testdata/helm-release", Options{Helm: func(r HelmRelease, _ flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+		got = r
+		return nil, nil
+	}})
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
 	}
-	s := serverNamed(t, servers, "chat-sglang")
 	const d = "testdata/helm-release/"
-	tests := []struct {
-		flag, raw string
-		want      []string
-	}{
-		{"--max-total-tokens", "65536", []string{d + "terraform.tfvars:1:20-1:25", d + "main.tf:6:1-6:28",
-			d + "main.tf:19:26-19:46", d + "chart/templates/deployment.yaml:19:15-19:58"}},
-		{"--context-length", "131072", []string{d + "main.tf:3:13-3:19", d + "main.tf:18:26-18:44",
-			d + "chart/templates/deployment.yaml:17:15-17:57"}},
-		{"--page-size", "64", []string{d + "main.tf:24:17-24:19", d + "chart/templates/deployment.yaml:21:15-21:52"}},
-		{"--model-path", "Qwen/Qwen2.5-7B-Instruct", []string{d + "chart/values.yaml:2:8-2:32", d + "chart/templates/deployment.yaml:15:15-15:42"}},
+	if got.Chart != d+"chart" || got.Name != "chat" || got.Namespace != "llm" || len(got.Values) != 2 || len(got.Set) != 1 {
+		t.Fatalf("release %+v", got)
 	}
-	for _, tt := range tests {
-		v := s.Args[tt.flag]
-		if v.Raw != tt.raw {
-			t.Errorf("%s = %q, want %q", tt.flag, v.Raw, tt.raw)
-		}
-		if got := chain("", v); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s chain\n got %q\nwant %q", tt.flag, got, tt.want)
-		}
+	if want := "\"server\":\n  \"contextLength\": 131072\n  \"maxTotalTokens\": 65536\n"; string(got.Values[0].Data) != want {
+		t.Errorf("yamlencode document\n got %q\nwant %q", got.Values[0].Data, want)
 	}
-	if got := chain("", s.Replicas); s.Replicas.Raw != "2" || got[0] != d+"main.tf:30:13-30:14" {
-		t.Errorf("replicas %q at %q", s.Replicas.Raw, got)
+	// Line 3 of the document, "maxTotalTokens": 65536, columns 21-26.
+	doc := got.Values[0].File
+	if sp := got.Values[0].Origin(deploy.Span{File: doc, Line: 3, Col: 21, EndLine: 3, EndCol: 26}); at("", sp) != d+"terraform.tfvars:1:20-1:25" {
+		t.Errorf("origin of maxTotalTokens: %s", at("", sp))
+	}
+	if sp := got.Values[1].Origin(deploy.Span{File: got.Values[1].File, Line: 2, Col: 13, EndLine: 2, EndCol: 15}); at("", sp) != d+"main.tf:24:17-24:19" {
+		t.Errorf("origin of the heredoc's pageSize: %s", at("", sp))
+	}
+	if s := got.Set[0]; s.Expr != "replicas=2" || s.String || at("", s.Span) != d+"main.tf:30:13-30:14" {
+		t.Errorf("set %+v", s)
 	}
 }
