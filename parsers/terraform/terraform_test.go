@@ -234,7 +234,6 @@ resource "kubernetes_pod_v1" "server" {
 `
 }
 
-
 // noHelm renders nothing: the errors these tests expect come before Helm.
 func noHelm(HelmRelease, flags.ReadFile) ([]*deploy.Server, []*deploy.Error) { return nil, nil }
 
