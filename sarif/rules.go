@@ -55,12 +55,18 @@ func securitySeverity(s rules.Severity) string {
 	return ""
 }
 
-// family tags a rule by the hundred its ID is in, the grouping README's rule
-// table uses.
+// family tags a rule by the hundred its ID is in: the areas of
+// rules/policies/ (capacity, disaggregation, isolation, flags, suppressions).
 func family(id string) string {
 	switch {
+	case strings.HasPrefix(id, "KV0"):
+		return "suppressions"
 	case strings.HasPrefix(id, "KV1"):
 		return "kv-cache"
+	case strings.HasPrefix(id, "KV2"):
+		return "disaggregation"
+	case strings.HasPrefix(id, "KV3"):
+		return "tenant-isolation"
 	case strings.HasPrefix(id, "KV4"):
 		return "engine-flags"
 	}

@@ -77,7 +77,7 @@ func TestClosestRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	for typed, want := range map[string]string{
-		"KV11": "KV101", "KV1O1": "KV101", "KV4055": "KV405", "KV10": "KV101", "POOL": "", "KV9": "",
+		"KV11": "KV101", "KV1O1": "KV101", "KV4055": "KV405", "KV10": "KV101", "POOL": "", "KV9999": "",
 	} {
 		if got := closestRule(typed, rs); got != want {
 			t.Errorf("closestRule(%q) = %q, want %q", typed, got, want)

@@ -76,16 +76,21 @@ func TestPreCommitHookEntry(t *testing.T) {
 		"bin/run-llm": "#!/usr/bin/env bash\necho starting\n",
 		// "dockerfile".
 		"Dockerfile": "FROM lmsysorg/sglang\nCMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"meta-llama/Llama-3.1-8B-Instruct\"]\n",
+		// Not staged, but found in the working directory: single tenant, so
+		// the tenant-isolation rules stay quiet.
+		".kvlint.yaml": "tenancy: single\n",
 	}
 	var names []string
 	for name, text := range files {
+		if name != ".kvlint.yaml" {
+			names = append(names, name)
+		}
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, name)
 	}
 	slices.Sort(names)
 
