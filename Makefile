@@ -25,6 +25,9 @@ test: vet
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# bench runs every Go benchmark; among them the runtime's throughput in simulated tokens
+# per second (verify/runtime) and the wall time of `kvlint verify examples/` (cmd/kvlint,
+# BenchmarkVerifyExamples: wall-s/op).
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
 
