@@ -70,6 +70,9 @@ func (t *Table) parse(argv []deploy.Value, read ReadFile, opt parseOptions) Resu
 		}
 		toks[i].fromConfig = fromConfig[i]
 		toks[i].dotted = p.dottedAt[i]
+		if p.modelAt == i+1 && toks[i].kind == kindPlaceholder {
+			toks[i].kind = kindArg // vllm serve $MODEL: the positional model
+		}
 	}
 	p.consume(toks)
 	if t.Program == VLLMServer {
@@ -94,6 +97,9 @@ type parser struct {
 	// positionals counts the words taken by the program's positional
 	// arguments (vLLM's model_tag).
 	positionals int
+	// modelAt is 1 + the argv index of a placeholder vllm serve takes as its
+	// positional model (prepareVLLM), 0 for none.
+	modelAt int
 	// yamlMembers: for a JSON word made from a mapping in a vLLM config file
 	// (by the word's span), each key's [key span, value span] in the file.
 	yamlMembers map[deploy.Span]map[string][2]deploy.Span

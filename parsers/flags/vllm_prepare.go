@@ -61,7 +61,14 @@ func (p *parser) prepareVLLM(argv []deploy.Value, read ReadFile) ([]deploy.Value
 			words, from = append(words, w), append(from, fromConfig[i])
 		}
 	}
-	return p.mergeDotted(words, from)
+	words, from = p.mergeDotted(words, from)
+	if !p.opt.vllmAPIServer && len(words) > 0 && !words[0].Known && isPositionalModel(words[0]) && !from[0] {
+		// "vllm serve $MODEL …": a placeholder first word that names a
+		// model is the positional model (as for sglang serve), not words
+		// that may hold any flags.
+		p.modelAt = 1
+	}
+	return words, from
 }
 
 // normalizeDashes is step 3: the regex (?<=--)[^\.]* replaced once, in the

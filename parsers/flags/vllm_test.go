@@ -492,6 +492,8 @@ func TestVLLMServer(t *testing.T) {
 		{"python3 -m vllm.entrypoints.openai.api_server m", "", deploy.RoleColocated, "never uses it"},
 		{"python -m vllm.entrypoints.cli.main serve m", "m", deploy.RoleColocated, ""},
 		{"exec uv run vllm serve m", "m", deploy.RoleColocated, ""},
+		{"vllm serve $MODEL_NAME --port 8000", "$MODEL_NAME", deploy.RoleColocated, ""},
+		{"vllm serve --dtype auto --model ${MODEL}", "${MODEL}", deploy.RoleColocated, "deprecated"},
 	}
 	for _, tt := range tests {
 		srv, errs, ok := Server(line(tt.cmd), nil)
@@ -515,5 +517,15 @@ func TestVLLMServer(t *testing.T) {
 	srv, _, _ := Server(line("vllm serve m"), nil)
 	if srv.Model.Span.Col != 12 || srv.Span.Col != 1 {
 		t.Errorf("spans: model %+v server %+v", srv.Model.Span, srv.Span)
+	}
+	// A placeholder that names a model is the model, unknown; one that may
+	// hold flags is opaque.
+	srv, _, _ = Server(line("vllm serve $MODEL -tp 2"), nil)
+	if srv.Model.Raw != "$MODEL" || srv.Model.Known || len(srv.Opaque) != 0 || len(srv.FlagIssues) != 0 {
+		t.Errorf("vllm serve $MODEL: model %+v opaque %v issues %v", srv.Model, srv.Opaque, srv.FlagIssues)
+	}
+	srv, _, _ = Server(line("vllm serve $ARGS"), nil)
+	if srv.Model.IsSet() || len(srv.Opaque) != 1 {
+		t.Errorf("vllm serve $ARGS: model %+v opaque %v", srv.Model, srv.Opaque)
 	}
 }
