@@ -36,6 +36,10 @@ type Options struct {
 	// BaselinePath names it in their suppression.
 	Baseline     *baseline.File
 	BaselinePath string
+	// HelmValues (--values) and HelmSet (--set) render the charts named in
+	// Paths; other charts take .kvlint.yaml's helm: entries.
+	HelmValues []string
+	HelmSet    []string
 }
 
 // Result is everything one run learned, in a deterministic order.
@@ -58,8 +62,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	ig.Add("", opt.Exclude)
 
 	files, errs := parsers.Discover(opt.Paths, ig)
+	releases := helmReleases(cfg, opt)
+	files = withoutRenderedValues(files, releases)
 	res := &Result{Errors: errs}
-	res.Servers, errs = parsers.ParseFilesWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ})
+	res.Servers, errs = parsers.ParseFilesWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
 	res.Errors = append(res.Errors, errs...)
 
 	copt := capacityOptions(cfg, opt.GPU)

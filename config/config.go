@@ -47,6 +47,9 @@ type Config struct {
 	// Deployments overrides tenancy and isolation per deployment, keyed by
 	// the name kvlint gives it (shown by kvlint check and capacity).
 	Deployments map[string]DeploymentSettings `yaml:"deployments"`
+	// Helm maps a chart directory (relative to this file) to the values it
+	// is rendered with (see HelmRelease).
+	Helm map[string]HelmReleases `yaml:"helm"`
 
 	// Path is where the file was read from ("" when none was found); Dir is
 	// its directory, against which relative paths in it resolve.

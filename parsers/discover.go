@@ -28,6 +28,13 @@ const (
 	// KindTerraform is a Terraform module: File.Path is the directory that
 	// holds its *.tf files (one entry per directory, however many files).
 	KindTerraform Kind = "terraform"
+	// KindHelm is a Helm chart: File.Path is the directory holding
+	// Chart.yaml (rendered as a whole, its files are not listed) or a
+	// packaged .tgz named on the command line.
+	KindHelm Kind = "helm"
+	// KindHelmValues is a values file found without its chart, in the shape
+	// of a chart kvlint knows (parsers/helm.KnownValues).
+	KindHelmValues Kind = "helm-values"
 	// KindUnsupported is a file that can define a server in a format kvlint
 	// does not analyse yet (Helm templates, Terraform). It is reported, never
 	// silently passed over, when it mentions an engine.
@@ -76,6 +83,8 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
 			} else if ok && kind == KindTerraform {
 				add(File{Path: filepath.Dir(root), Kind: kind}) // a .tf or .tfvars file names its module
+			} else if chart, isChart := chartNamedBy(root); isChart {
+				add(File{Path: chart, Kind: KindHelm})
 			} else if ok {
 				add(File{Path: root, Kind: kind})
 			} else {
@@ -105,6 +114,10 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 				}
 				if lines, err := readLines(filepath.Join(p, ".gitignore")); err == nil {
 					ig.Add(base, lines)
+				}
+				if isChartDir(p) {
+					add(File{Path: p, Kind: KindHelm}) // rendered whole, subcharts included
+					return fs.SkipDir
 				}
 				return nil
 			}
@@ -150,6 +163,9 @@ func classify(p string, explicit bool) (Kind, bool, error) {
 		}
 		if inChartTemplates(p) {
 			return unsupportedIfEngine(p)
+		}
+		if isBareValues(p, lower) {
+			return KindHelmValues, true, nil
 		}
 		return KindKubernetes, true, nil
 	case ext == ".tpl" && inChartTemplates(p):

@@ -65,8 +65,7 @@ func TestDiscoverClassifiesAndIgnores(t *testing.T) {
 		"scripts/run.sh":                 KindShell,
 		"scripts/launch":                 KindShell,
 		"keep/wanted.yaml":               KindKubernetes,
-		"chart/Chart.yaml":               KindKubernetes,
-		"chart/templates/lws.yaml":       KindUnsupported,
+		"chart":                          KindHelm,      // rendered whole; its files are not listed
 		"infra":                          KindTerraform, // one module per directory of *.tf files
 	}
 	if !reflect.DeepEqual(got, want) {

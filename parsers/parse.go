@@ -22,6 +22,9 @@ type Options struct {
 	// Environ is the environment ("NAME=value") TF_VAR_name variables are
 	// read from; nil reads none.
 	Environ []string
+	// Helm gives the releases (values files, --set) a chart is rendered
+	// as; nil renders every chart with its own values.
+	Helm HelmSettings
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors
@@ -33,6 +36,10 @@ func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Opt
 func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 	if f.Kind == KindTerraform {
 		return terraform.ParseModule(f.Path, terraformOptions(opt))
+	}
+	if f.Kind == KindHelm {
+		p := parseHelm(f, opt)
+		return p.Servers, p.Errors
 	}
 	data, err := readBounded(f.Path)
 	if err != nil {
@@ -48,6 +55,8 @@ func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 		return compose.Parse(f.Path, data, read)
 	case KindKubernetes:
 		return k8s.Parse(f.Path, data, read)
+	case KindHelmValues:
+		return parseHelmValues(f, data)
 	case KindUnsupported:
 		return nil, []*deploy.Error{unsupported(f.Path, data)}
 	}
@@ -63,7 +72,7 @@ func ParseFiles(files []File) ([]*deploy.Server, []*deploy.Error) {
 
 // ParseFilesWith is ParseFiles with settings from the command line.
 func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*deploy.Error) {
-	p := ParseFileSet(files)
+	p := ParseFileSetWith(files, opt)
 	return p.Servers, p.Errors
 }
 

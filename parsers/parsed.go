@@ -18,9 +18,15 @@ type Parsed struct {
 }
 
 // ParseAll is Parse that also returns the Services a manifest defines.
-func ParseAll(f File) Parsed {
+func ParseAll(f File) Parsed { return ParseAllWith(f, Options{}) }
+
+// ParseAllWith is ParseAll with settings from the command line.
+func ParseAllWith(f File, opt Options) Parsed {
+	if f.Kind == KindHelm {
+		return parseHelm(f, opt)
+	}
 	if f.Kind != KindKubernetes {
-		s, e := Parse(f)
+		s, e := ParseWith(f, opt)
 		return Parsed{Servers: s, Errors: e}
 	}
 	data, err := readBounded(f.Path)
@@ -33,7 +39,10 @@ func ParseAll(f File) Parsed {
 
 // ParseFileSet parses files on every core and returns everything in file
 // order, whatever order the workers finish in, so output is deterministic.
-func ParseFileSet(files []File) Parsed {
+func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{}) }
+
+// ParseFileSetWith is ParseFileSet with settings from the command line.
+func ParseFileSetWith(files []File, opt Options) Parsed {
 	out := make([]Parsed, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -42,7 +51,7 @@ func ParseFileSet(files []File) Parsed {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i] = ParseAll(files[i])
+				out[i] = ParseAllWith(files[i], opt)
 			}
 		}()
 	}

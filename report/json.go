@@ -33,6 +33,9 @@ type jsonFinding struct {
 	EndLine   int    `json:"end_line"`
 	EndColumn int    `json:"end_column"`
 	Server    string `json:"server"`
+	// Via is how the value at file:line was produced: the template lines
+	// that used a Helm values line, Terraform's variable and argument.
+	Via []jsonLocation `json:"via,omitempty"`
 	// Suppression is set on the entries of suppressed only.
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
 }
@@ -68,6 +71,9 @@ type jsonArg struct {
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
+	// Inferred is set when the values line was matched by key name and
+	// text because a Helm template computed on the value.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 type jsonError struct {
@@ -85,7 +91,7 @@ func CheckJSON(w io.Writer, res *check.Result) error {
 			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 			File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
 			EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
-			Server: serverName(res, f.Server),
+			Server: serverName(res, f.Server), Via: viaJSON(f.Via),
 		}
 		if s := f.Suppression; s != nil {
 			jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
@@ -104,7 +110,7 @@ func CheckJSON(w io.Writer, res *check.Result) error {
 		}
 		for _, name := range s.ArgNames() {
 			v := s.Args[name]
-			js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col}
+			js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Inferred}
 		}
 		out.Servers = append(out.Servers, js)
 	}

@@ -29,6 +29,7 @@ func CheckText(w io.Writer, res *check.Result) error {
 		}
 		fmt.Fprintln(w)
 		src.excerpt(w, f.Span)
+		writeVia(w, f.Via)
 	}
 	_, err := fmt.Fprintln(w, summary(res))
 	return err

@@ -26,6 +26,9 @@ type commonFlags struct {
 	configPath string
 	exclude    []string
 	tfVarFiles []string
+	// Helm values (--values/-f) and --set, for the charts named as paths.
+	helmValues []string
+	helmSet    []string
 	engine     *rules.Engine // set by analyse: the rules that ran
 	// Custom policies (--policy, --policy-timeout) and, for check only,
 	// the baseline (--baseline).
@@ -41,6 +44,8 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
+	cmd.Flags().StringArrayVarP(&f.helmValues, "values", "f", nil, "Helm values file for the charts named as paths, applied in order after the chart's values.yaml (repeatable)")
+	cmd.Flags().StringArrayVar(&f.helmSet, "set", nil, "Helm --set key=value for the charts named as paths, applied after --values (repeatable)")
 	cmd.Flags().StringArrayVar(&f.policyDirs, "policy", nil, "directory of custom Rego policies, evaluated with the built-in rules (repeatable)")
 	cmd.Flags().DurationVar(&f.policyTimeout, "policy-timeout", rules.DefaultTimeout, "time limit of one evaluation of the policies")
 }
@@ -97,6 +102,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
+		HelmValues: f.helmValues, HelmSet: f.helmSet,
 	})
 	return res, cfg, err
 }
@@ -104,7 +110,6 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 func newCheckCmd() *cobra.Command {
 	var flags commonFlags
 	var failOn, outputPath, category string
-	var vf verifyFlags
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
 		Short: "Find KV-cache capacity and isolation mistakes in deployment files",
@@ -117,9 +122,6 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {
-				return err
-			}
-			if err := vf.validate(cmd); err != nil {
 				return err
 			}
 			res, cfg, err := flags.analyse(cmd.Context(), paths)
@@ -144,9 +146,6 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 				code = ee.code
 			}
 			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category}
-			if run.verification, err = vf.verify(cmd, res, cfg, flags.tenancy); err != nil {
-				return err
-			}
 			if err := writeOutputs(cmd.OutOrStdout(), outs, run); err != nil {
 				return err
 			}
@@ -159,7 +158,6 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
 	cmd.Flags().StringVar(&flags.baselinePath, "baseline", "", "report only findings not in this baseline (written by kvlint baseline)")
-	vf.register(cmd)
 	return cmd
 }
 

@@ -278,12 +278,24 @@ func (pv *provenance) mapSpan(f string, sp deploy.Span, raw, flag string) mapped
 	}
 	res := mapped{span: actions[0], via: actions[1:], action: true, ok: true}
 	if lf, ok := pv.leafFor(ft, f, r, s, raw); ok {
-		res.span, res.via = lf.span, actions
-		return res
+		return withOrigin(res, lf.span, actions, false)
 	}
 	if lf, ok := pv.inferLeaf(raw, flag); ok {
-		res.span, res.via, res.inferred = lf.span, actions, true
+		return withOrigin(res, lf.span, actions, true)
 	}
+	return res
+}
+
+// withOrigin puts the values line first and the actions after it. A value
+// from a command-line --set has no line to point at: the template action
+// stays the span and the --set is named after it.
+func withOrigin(res mapped, origin deploy.Span, actions []deploy.Span, inferred bool) mapped {
+	res.inferred = inferred
+	if origin.Line == 0 {
+		res.via = append(append([]deploy.Span(nil), actions[1:]...), origin)
+		return res
+	}
+	res.span, res.via = origin, actions
 	return res
 }
 
