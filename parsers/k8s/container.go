@@ -28,6 +28,9 @@ type word struct {
 func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 	e := p.containerEnv(pd.injected, yamlsrc.Get(c, "env"))
 	words := append(p.argv(c, "command", e), p.argv(c, "args", e)...)
+	if len(words) == 0 && pd.implied != nil {
+		words = pd.implied(c, e)
+	}
 	if len(words) == 0 {
 		return // the image's entrypoint, which the file does not show
 	}
@@ -61,6 +64,9 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 			}
 		}
 		s, errs, ok := flags.Server(vals, p.read)
+		if !ok {
+			s, errs, ok = dynamoServer(vals, p.read)
+		}
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
 			servers = []*deploy.Server{s}
@@ -71,6 +77,9 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		image = p.scalar(n)
 	}
 	count := p.gpuCount(c)
+	if !count.IsSet() {
+		count = pd.gpus
+	}
 	for i, s := range servers {
 		s.Name = name
 		if len(servers) > 1 {
@@ -84,6 +93,7 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		}
 		s.Image = image
 		s.Labels = pd.labels
+		applyRole(s, pd.role)
 		s.Namespace = pd.namespace
 		p.servers = append(p.servers, s)
 	}

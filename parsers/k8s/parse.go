@@ -64,7 +64,7 @@ type Manifest struct {
 func ParseManifest(name string, data []byte, read flags.ReadFile) Manifest {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
-	p := &parser{src: src, read: read, errs: errs}
+	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs)}
 	for _, d := range docs {
 		p.budget = maxNodes
 		p.reported = false
@@ -82,6 +82,10 @@ type parser struct {
 
 	budget   int  // nodes the current document may still visit
 	reported bool // the current document already has a limit diagnostic
+
+	// runtimes are the KServe ServingRuntimes and ClusterServingRuntimes of
+	// the stream, by name, for the InferenceServices that name them.
+	runtimes map[string]*yaml.Node
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
@@ -96,6 +100,7 @@ type object struct {
 	// workloads and LeaderWorkerSet): a wrongly typed field there is an
 	// error, where in an unknown CRD it may be something else entirely.
 	schema bool
+	root   *yaml.Node // the object's mapping
 }
 
 // kindsWithSchema are the objects whose pod templates sit where the
@@ -125,7 +130,7 @@ func (p *parser) object(n *yaml.Node, lists int) {
 		}
 		return
 	}
-	o := &object{kind: kind, apiVersion: apiVersion, schema: kindsWithSchema[kind]}
+	o := &object{kind: kind, apiVersion: apiVersion, schema: kindsWithSchema[kind], root: n}
 	meta := yamlsrc.Get(n, "metadata")
 	if s, ok := yamlsrc.Str(yamlsrc.Get(meta, "name")); ok && s != "" {
 		o.name = s
@@ -140,6 +145,9 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	if kind == "Service" && apiVersion == "v1" {
 		p.service(o, meta, n)
 		return
+	}
+	if kind == "InferenceService" && strings.HasPrefix(apiVersion, "serving.kserve.io/") {
+		p.inferenceService(o, n)
 	}
 	p.walk(o, n, nil, 0)
 }

@@ -20,6 +20,17 @@ type pod struct {
 	// injected are variables the controller sets in every container before
 	// the container's own env (LeaderWorkerSet's LWS_*).
 	injected []envVar
+	// role is what the object's structure and the pod's labels say the
+	// servers are (roles.go); their flags may decide otherwise.
+	role deploy.Role
+	// implied builds the launch of a container that does not write its
+	// command (KServe LLMInferenceService, whose command comes from its
+	// configuration); nil when the image's entrypoint is unknown.
+	implied func(c *yaml.Node, e *env) []word
+	// gpus is the GPU count the object gives every container of the pod
+	// when the container's resources do not (Dynamo's services.<name>
+	// .resources.limits.gpu).
+	gpus deploy.Value
 }
 
 func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml.Node) {
@@ -38,6 +49,13 @@ func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml
 	pd.gpu = p.gpuLabel(spec)
 	if o.kind == "LeaderWorkerSet" {
 		pd.injected = p.lwsEnv(o, path)
+	}
+	pd.role = structuralRole(o, path, pd.labels)
+	if o.kind == "LLMInferenceService" {
+		pd.implied = p.llmisvcLaunch(o)
+	}
+	if o.kind == "DynamoGraphDeployment" {
+		pd.gpus = p.dynamoGPUs(path)
 	}
 	many := len(containers) > 1
 	for i, c := range containers {

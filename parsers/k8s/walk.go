@@ -86,7 +86,7 @@ func (p *parser) podSpec(o *object, n *yaml.Node, path []step) bool {
 	var containers []*yaml.Node
 	if c := yamlsrc.Get(n, "containers"); c != nil {
 		switch {
-		case c.Kind == yaml.SequenceNode && (o.schema || looksLikeContainers(c)):
+		case c.Kind == yaml.SequenceNode && (o.schema || looksLikeContainers(c) || o.kind == "LLMInferenceService"):
 			for _, item := range c.Content {
 				item = yamlsrc.Resolve(item)
 				if item == nil || item.Kind != yaml.MappingNode {
