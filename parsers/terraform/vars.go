@@ -59,7 +59,7 @@ func (m *module) inputs() {
 		if v.def != nil {
 			val, ds := v.def.Value(nil)
 			m.diags(ds)
-			m.setVar(v, m.inputSites(v.def, val, nil), v.def.Range())
+			m.setVar(v, m.inputSites(v.def, val, nil), m.fs.span(v.def.Range()), "")
 			continue
 		}
 		s := &site{f: m.fs[v.decl.File], ref: "var." + name, unknown: "var." + name, input: true}
@@ -108,14 +108,16 @@ func (m *module) inputSites(e hcl.Expression, val cty.Value, via []deploy.Span) 
 }
 
 // setVar converts a value to the variable's type and binds it to var.name.
-func (m *module) setVar(v *variable, val cty.Value, at hcl.Range) {
+// at is where the value was written; from names a source without a line
+// (an environment variable).
+func (m *module) setVar(v *variable, val cty.Value, at deploy.Span, from string) {
 	if v.ty != cty.DynamicPseudoType {
 		if v.defaults != nil {
 			val = applyDefaults(v.defaults, val)
 		}
 		conv, err := convert.Convert(val, v.ty)
 		if err != nil {
-			m.errorf(m.fs.span(at), "variable %q: %s is required: %s", v.name, typeexpr.TypeString(v.ty), err.Error())
+			m.errorf(at, "variable %q%s: %s is required: %s", v.name, from, typeexpr.TypeString(v.ty), err.Error())
 			conv = cty.UnknownVal(v.ty)
 		}
 		val = conv
@@ -172,7 +174,7 @@ func (m *module) environment() {
 			}
 		}
 		val = transformLeaves(val, func(leaf cty.Value) cty.Value { return withSite(leaf, s) })
-		m.setVar(v, val, hcl.Range{Filename: v.decl.File})
+		m.setVar(v, val, v.decl, " (from the environment variable "+name+")")
 	}
 }
 
@@ -230,7 +232,7 @@ func (m *module) varFile(p string) {
 		if ds.HasErrors() {
 			continue
 		}
-		m.setVar(v, m.inputSites(a.Expr, val, []deploy.Span{v.decl}), a.Expr.Range())
+		m.setVar(v, m.inputSites(a.Expr, val, []deploy.Span{v.decl}), m.fs.span(a.Expr.Range()), "")
 	}
 }
 
