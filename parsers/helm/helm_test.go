@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,5 +231,75 @@ func TestUnknownValuesStayUnknown(t *testing.T) {
 	c := mustRender(t, Release{Chart: "testdata/charts/computed", Set: []Set{{Expr: "contextLength=x", Unknown: true}}})
 	if v := c[0].Args["--context-length"]; v.Known {
 		t.Errorf("int of an unknown value is known: %+v", v)
+	}
+}
+
+// writeChart writes a chart to a temporary directory.
+func writeChart(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Rendering never reaches a cluster or the network: lookup finds nothing
+// and getHostByName resolves nothing, as in helm template.
+func TestOfflineFunctions(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: offline\nversion: 0.1.0\n",
+		"templates/pod.yaml": `{{- $cm := lookup "v1" "ConfigMap" "default" "pool" }}
+apiVersion: v1
+kind: Pod
+metadata:
+  name: offline
+spec:
+  containers:
+    - name: sglang
+      command: [python3, -m, sglang.launch_server, --max-total-tokens, {{ dig "data" "tokens" "4096" $cm | quote }}, --host, {{ getHostByName "example.com" | default "0.0.0.0" | quote }}]
+`,
+	})
+	s := mustRender(t, Release{Chart: dir})
+	if len(s) != 1 || s[0].Args["--max-total-tokens"].Raw != "4096" || s[0].Args["--host"].Raw != "0.0.0.0" {
+		t.Fatalf("got %+v", s)
+	}
+}
+
+// What the Kubernetes parser finds wrong in rendered text is reported at
+// the template action that wrote it.
+func TestManifestErrorsPointAtTheTemplate(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: unquoted\nversion: 0.1.0\n",
+		"values.yaml": "tp: 2\n",
+		"templates/pod.yaml": `apiVersion: v1
+kind: Pod
+metadata:
+  name: unquoted
+spec:
+  containers:
+    - name: sglang
+      command: [python3, -m, sglang.launch_server, --tp-size, {{ .Values.tp }}]
+`,
+	})
+	_, errs := Render(Release{Chart: dir}, nil)
+	if len(errs) != 1 || at(errs[0].Span) != filepath.Join(dir, "templates/pod.yaml")+":8:63-79" ||
+		!strings.Contains(errs[0].Message, "quote it") {
+		t.Fatalf("errors %v", errs)
+	}
+}
+
+func BenchmarkRenderWithProvenance(b *testing.B) {
+	r := Release{Chart: pd, Values: []Values{{File: pd + "/values-prod.yaml"}}}
+	for b.Loop() {
+		if _, errs := Render(r, nil); len(errs) > 0 {
+			b.Fatal(errs)
+		}
 	}
 }
