@@ -47,7 +47,10 @@ type Result struct {
 	Servers   []*deploy.Server
 	Estimates []capacity.Estimate // Estimates[i] belongs to Servers[i]
 	Findings  []rules.Finding
-	Errors    []*deploy.Error
+	// Deployments group Servers by the endpoint they serve, with the
+	// tenancy and isolation in force for each (deploy.Group).
+	Deployments []deploy.Deployment
+	Errors      []*deploy.Error
 }
 
 // Run analyses the paths. The error return is for failures of kvlint itself
@@ -65,8 +68,9 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	releases := helmReleases(cfg, opt)
 	files = withoutRenderedValues(files, releases)
 	res := &Result{Errors: errs}
-	res.Servers, errs = parsers.ParseFilesWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
-	res.Errors = append(res.Errors, errs...)
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
+	res.Servers = parsed.Servers
+	res.Errors = append(res.Errors, parsed.Errors...)
 
 	copt := capacityOptions(cfg, opt.GPU)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
@@ -81,6 +85,8 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	if opt.Tenancy != "" {
 		settings.Tenancy = opt.Tenancy
 	}
+	res.Deployments = deployments(res.Servers, parsed.Services, cfg, opt.Tenancy)
+	settings.Deployments = res.Deployments
 	findings, err := engine.Evaluate(ctx, res.Servers, res.Estimates, settings)
 	if err != nil {
 		return nil, err

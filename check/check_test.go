@@ -93,7 +93,12 @@ func TestIncidentPointsAtTheCap(t *testing.T) {
 }
 
 func TestHealthyIsClean(t *testing.T) {
-	res := runPaths(t, nil, "../examples/healthy")
+	// The example declares its tenancy in the .kvlint.yaml beside it.
+	cfg, err := config.FindFor(".", []string{"../examples/healthy"})
+	if err != nil || cfg.Path == "" {
+		t.Fatalf("examples/healthy/.kvlint.yaml: %v %+v", err, cfg)
+	}
+	res := runPaths(t, cfg, "../examples/healthy")
 	if len(res.Errors) != 0 || len(res.Findings) != 0 {
 		t.Fatalf("healthy example: errors %v findings %v", res.Errors, res.Findings)
 	}

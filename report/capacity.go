@@ -13,12 +13,13 @@ import (
 // was derived and what was assumed.
 func CapacityText(w io.Writer, res *check.Result, derivations bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tROLE\tMODEL\tGPU\tTP/DP/PP\tKV DTYPE\tBYTES/TOKEN\tPOOL\tCONTEXT\tMAX REQUEST\tFULL-CONTEXT REQS")
+	fmt.Fprintln(tw, "SERVER\tROLE\tMODEL\tGPU\tTP/DP/PP\tKV DTYPE\tBYTES/TOKEN\tPOOL\tCONTEXT\tMAX REQUEST\tFULL-CONTEXT REQS\tDEPLOYMENT")
+	of := deploymentOf(res)
 	for i, s := range res.Servers {
 		e := res.Estimates[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			position(s.Span)+" "+s.Name, s.Role, orUnknown(e.Model), gpu(e), parallelism(e), orUnknown(e.KVDtype),
-			num(e.CellBytesPerToken), pool(e), num(e.ContextLength), num(e.MaxRequestTokens), num(e.FullContextRequests))
+			num(e.CellBytesPerToken), pool(e), num(e.ContextLength), num(e.MaxRequestTokens), num(e.FullContextRequests), orUnknown(of[s]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -20,6 +20,8 @@ type jsonCheck struct {
 	// Suppressed are the findings a suppression or the baseline silenced:
 	// not in findings, not counted by the exit code.
 	Suppressed []jsonFinding `json:"suppressed"`
+	// Deployments group the servers (indexes into servers).
+	Deployments []jsonDeployment `json:"deployments"`
 }
 
 type jsonFinding struct {
@@ -85,7 +87,7 @@ type jsonError struct {
 
 // CheckJSON writes the result of `kvlint check --format json`.
 func CheckJSON(w io.Writer, res *check.Result) error {
-	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}, Suppressed: []jsonFinding{}}
+	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}, Suppressed: []jsonFinding{}, Deployments: deploymentsJSON(res)}
 	for _, f := range res.Findings {
 		jf := jsonFinding{
 			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
@@ -121,21 +123,24 @@ func CheckJSON(w io.Writer, res *check.Result) error {
 }
 
 type jsonCapacity struct {
-	Servers []jsonEstimate `json:"servers"`
-	Errors  []jsonError    `json:"errors"`
+	Servers     []jsonEstimate   `json:"servers"`
+	Errors      []jsonError      `json:"errors"`
+	Deployments []jsonDeployment `json:"deployments"`
 }
 
 type jsonEstimate struct {
-	File string      `json:"file"`
-	Line int         `json:"line"`
-	Name string      `json:"name"`
-	Role deploy.Role `json:"role"`
+	File       string      `json:"file"`
+	Line       int         `json:"line"`
+	Name       string      `json:"name"`
+	Role       deploy.Role `json:"role"`
+	Deployment string      `json:"deployment"`
 	capacity.Estimate
 }
 
 // CapacityJSON writes the result of `kvlint capacity --format json`.
 func CapacityJSON(w io.Writer, res *check.Result) error {
-	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}}
+	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
+	of := deploymentOf(res)
 	for i, s := range res.Servers {
 		est := res.Estimates[i]
 		if est.Assumptions == nil {
@@ -144,7 +149,7 @@ func CapacityJSON(w io.Writer, res *check.Result) error {
 		if est.Missing == nil {
 			est.Missing = []string{}
 		}
-		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Estimate: est})
+		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Deployment: of[s], Estimate: est})
 	}
 	for _, e := range res.Errors {
 		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})

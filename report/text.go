@@ -31,6 +31,7 @@ func CheckText(w io.Writer, res *check.Result) error {
 		src.excerpt(w, f.Span)
 		writeVia(w, f.Via)
 	}
+	writeDeployments(w, res)
 	_, err := fmt.Fprintln(w, summary(res))
 	return err
 }

@@ -41,7 +41,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&f.tenancy, "tenancy", "", "multi (the default) or single: whether tenants share servers")
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU the servers run on when their files don't say (e.g. H100-80GB)")
-	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" in the working directory or a parent)")
+	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" beside the checked paths or in a parent, else in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
 	cmd.Flags().StringArrayVarP(&f.helmValues, "values", "f", nil, "Helm values file for the charts named as paths, applied in order after the chart's values.yaml (repeatable)")
@@ -79,7 +79,9 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 	if f.configPath != "" {
 		cfg, err = config.Load(f.configPath)
 	} else {
-		cfg, err = config.Find(".")
+		// The file nearest the checked paths, else the working directory's:
+		// `kvlint check examples/healthy` reads examples/healthy/.kvlint.yaml.
+		cfg, err = config.FindFor(".", paths)
 	}
 	if err != nil {
 		return nil, nil, usagef("%v", err)

@@ -1,0 +1,22 @@
+package check
+
+import (
+	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// deployments groups the servers (deploy.Group) and gives each deployment
+// its tenancy and isolation: --tenancy, else the deployment's entry under
+// .kvlint.yaml deployments:, else the file's top level, else kvlint's
+// default (multi tenancy, assumed, no isolation).
+func deployments(servers []*deploy.Server, services []deploy.Service, cfg *config.Config, flagTenancy deploy.Tenancy) []deploy.Deployment {
+	ds := deploy.Group(servers, services)
+	for i := range ds {
+		p := cfg.Policy(ds[i].Name)
+		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = p.Tenancy, p.Declared, p.Isolation
+		if flagTenancy != "" {
+			ds[i].Tenancy, ds[i].TenancyDeclared = flagTenancy, true
+		}
+	}
+	return ds
+}
