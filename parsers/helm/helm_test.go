@@ -303,3 +303,23 @@ func BenchmarkRenderWithProvenance(b *testing.B) {
 		}
 	}
 }
+
+// Objects that name no namespace are installed in the release's. (A
+// Service name printed by a helper is spanned at the helper's action.)
+func TestReleaseNamespace(t *testing.T) {
+	m := RenderManifest(Release{Chart: pd, Namespace: "inference"}, nil)
+	if len(m.Errors) > 0 || len(m.Servers) != 3 || len(m.Services) != 1 {
+		t.Fatalf("%d servers, %d services, errors %v", len(m.Servers), len(m.Services), m.Errors)
+	}
+	for _, s := range m.Servers {
+		if s.Namespace != "inference" {
+			t.Errorf("%s: namespace %q", s.Name, s.Namespace)
+		}
+	}
+	if svc := m.Services[0]; svc.Namespace != "inference" || svc.Name != "release-name-sglang-pd" || at(svc.Span) != pd+"/templates/_helpers.tpl:3:1-77" {
+		t.Errorf("service %+v at %s", svc, at(svc.Span))
+	}
+	if m := RenderManifest(Release{Chart: pd}, nil); m.Servers[0].Namespace != "" {
+		t.Errorf("no namespace given: %q", m.Servers[0].Namespace)
+	}
+}

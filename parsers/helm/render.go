@@ -23,6 +23,9 @@ const notesSuffix = "NOTES.txt"
 type rendering struct {
 	rel Release
 	l   *loaded
+	// nsGiven is set when the release names its namespace, where helm
+	// installs every object that names none.
+	nsGiven bool
 	// top is the render context (.Release, .Capabilities, .Chart) whose
 	// "Values" each render replaces.
 	top chartutil.Values
@@ -50,7 +53,8 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	if r.Name == "" {
 		r.Name = "release-name"
 	}
-	if r.Namespace == "" {
+	nsGiven := r.Namespace != ""
+	if !nsGiven {
 		r.Namespace = "default"
 	}
 	l, lerr := loadChart(r.Chart)
@@ -58,7 +62,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 		return nil, []*deploy.Error{lerr}
 	}
 	c := l.chart
-	rr := &rendering{rel: r, l: l, unknown: map[string]string{}, alt: map[string]string{}}
+	rr := &rendering{rel: r, l: l, nsGiven: nsGiven, unknown: map[string]string{}, alt: map[string]string{}}
 	if e := rr.installable(); e != nil {
 		return nil, []*deploy.Error{e}
 	}

@@ -53,6 +53,9 @@ func (rr *rendering) manifestObjects(read flags.ReadFile) Manifest {
 	for _, p := range all {
 		for _, s := range p.servers {
 			pv.mapServer(p.file, s)
+			if rr.nsGiven && s.Namespace == "" {
+				s.Namespace = rr.rel.Namespace
+			}
 			if len(rr.unknown) > 0 {
 				rr.restore(s)
 			}
@@ -60,6 +63,9 @@ func (rr *rendering) manifestObjects(read flags.ReadFile) Manifest {
 		}
 		for _, svc := range p.services {
 			svc.Span = pv.spanOnly(p.file, svc.Span, svc.Name)
+			if rr.nsGiven && svc.Namespace == "" {
+				svc.Namespace = rr.rel.Namespace
+			}
 			out.Services = append(out.Services, svc)
 		}
 		for _, e := range p.errs {
