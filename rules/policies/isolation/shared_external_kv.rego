@@ -84,15 +84,31 @@ uses_l3(args) if lib.flag_true(args, "--enable-hierarchical-cache")
 
 uses_l3(args) if lib.flag_true(args, "--disaggregation-decode-enable-offload-kvcache")
 
-# vllm_tiers: the connectors of --kv-transfer-config (or its dotted keys)
-# that store KV outside the engine.
+# vllm_tiers: the connectors of --kv-transfer-config that store KV outside
+# the engine. The flags parser spreads the JSON over dotted names
+# (--kv-transfer-config.kv_connector), so the connector is looked for in
+# every key of the flag, and the finding points at the most specific one.
+# A Mooncake store with a cache_prefix is namespaced by it.
 vllm_tiers(s) := [t |
 	s.engine == "vllm"
-	some name, v in s.args
-	startswith(name, "--kv-transfer-config")
-	v.known
 	some connector in ["LMCacheConnector", "MooncakeStoreConnector"]
-	contains(v.value, connector)
-	not contains(v.value, "cache_prefix")
-	t := {"what": sprintf("%s (vLLM %s)", [connector, name]), "arg": name}
+	keys := sort([name |
+		some name, v in s.args
+		startswith(name, "--kv-transfer-config")
+		v.known
+		contains(v.value, connector)
+	])
+	count(keys) > 0
+	not namespaced_store(s.args, connector)
+	t := {"what": sprintf("%s (vLLM --kv-transfer-config)", [connector]), "arg": connector_key(keys)}
 ]
+
+connector_key(keys) := "--kv-transfer-config.kv_connector" if {
+	"--kv-transfer-config.kv_connector" in keys
+} else := keys[0]
+
+namespaced_store(args, "MooncakeStoreConnector") if {
+	some name, v in args
+	startswith(name, "--kv-transfer-config")
+	contains(v.value, "cache_prefix")
+}

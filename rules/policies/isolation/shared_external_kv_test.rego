@@ -63,3 +63,23 @@ test_quiet_for_a_nixl_transfer if {
 	v := test.server({"engine": "vllm", "args": {"--kv-transfer-config": {"value": "{\"kv_connector\":\"NixlConnector\"}", "known": true}}})
 	count(shared_external_kv.deny) == 0 with input as test.colocated_input([v], {})
 }
+
+test_fires_once_on_a_spread_vllm_connector if {
+	v := test.server({"engine": "vllm", "args": {
+		"--kv-transfer-config": {"value": "{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}", "known": true},
+		"--kv-transfer-config.kv_connector": {"value": "LMCacheConnectorV1", "known": true},
+		"--kv-transfer-config.kv_role": {"value": "kv_both", "known": true},
+	}})
+	findings := shared_external_kv.deny with input as test.colocated_input([v], {})
+	count(findings) == 1
+	some f in findings
+	f.arg == "--kv-transfer-config.kv_connector"
+}
+
+test_quiet_for_a_mooncake_store_with_a_cache_prefix if {
+	v := test.server({"engine": "vllm", "args": {
+		"--kv-transfer-config.kv_connector": {"value": "MooncakeStoreConnector", "known": true},
+		"--kv-transfer-config.kv_connector_extra_config": {"value": "{\"cache_prefix\":\"tenant-a\"}", "known": true},
+	}})
+	count(shared_external_kv.deny) == 0 with input as test.colocated_input([v], {})
+}
