@@ -112,6 +112,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 func newCheckCmd() *cobra.Command {
 	var flags commonFlags
 	var failOn, outputPath, category string
+	var vf verifyFlags
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
 		Short: "Find KV-cache capacity and isolation mistakes in deployment files",
@@ -124,6 +125,9 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {
+				return err
+			}
+			if err := vf.validate(cmd); err != nil {
 				return err
 			}
 			res, cfg, err := flags.analyse(cmd.Context(), paths)
@@ -148,6 +152,9 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 				code = ee.code
 			}
 			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category}
+			if run.verification, err = vf.verify(cmd, res, cfg, flags.tenancy); err != nil {
+				return err
+			}
 			if err := writeOutputs(cmd.OutOrStdout(), outs, run); err != nil {
 				return err
 			}
@@ -160,6 +167,7 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
 	cmd.Flags().StringVar(&flags.baselinePath, "baseline", "", "report only findings not in this baseline (written by kvlint baseline)")
+	vf.register(cmd)
 	return cmd
 }
 
