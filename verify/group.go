@@ -6,13 +6,16 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 )
 
-// groupDeployments splits a run's servers into the deployments verify boots one runtime
-// for, and gives each its tenancy and isolation the way check does (deploy.Group, then
-// .kvlint.yaml's policy for the deployment's name, then --tenancy). It is a variable so
-// that check's own grouping can replace it once check.Result carries the deployments.
-var groupDeployments = groupServers
+// groupDeployments is the deployments verify boots one runtime for: check's grouping with
+// the tenancy and isolation in force for each (.kvlint.yaml, --tenancy). A variable so a
+// test can swap it.
+var groupDeployments = deploymentsOf
 
-func groupServers(res *check.Result, opt Options) []deploy.Deployment {
+func deploymentsOf(res *check.Result, opt Options) []deploy.Deployment {
+	if res.Deployments != nil {
+		return res.Deployments
+	}
+	// A Result that did not come from check.Run: group it the way check does.
 	cfg := opt.Config
 	if cfg == nil {
 		cfg = &config.Config{}

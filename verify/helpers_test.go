@@ -20,11 +20,17 @@ var (
 // checked runs kvlint's check pipeline over paths, as `kvlint verify` does before verifying.
 func checked(t testing.TB, paths ...string) *check.Result {
 	t.Helper()
+	return checkedWith(t, &config.Config{}, paths...)
+}
+
+// checkedWith runs check with a .kvlint.yaml.
+func checkedWith(t testing.TB, cfg *config.Config, paths ...string) *check.Result {
+	t.Helper()
 	engineOnce.Do(func() { engine, engineErr = rules.New(context.Background()) })
 	if engineErr != nil {
 		t.Fatal(engineErr)
 	}
-	res, err := check.Run(context.Background(), engine, check.Options{Paths: paths, Config: &config.Config{}})
+	res, err := check.Run(context.Background(), engine, check.Options{Paths: paths, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,5 +117,16 @@ func setArg(res *check.Result, i int, flag, value string) *check.Result {
 	}
 	s.Args[flag] = deploy.Known(value, s.Span)
 	out.Servers[i] = &s
+	// The deployments hold the server too.
+	out.Deployments = append([]deploy.Deployment(nil), res.Deployments...)
+	for d := range out.Deployments {
+		servers := append([]*deploy.Server(nil), out.Deployments[d].Servers...)
+		for k, srv := range servers {
+			if srv == res.Servers[i] {
+				servers[k] = &s
+			}
+		}
+		out.Deployments[d].Servers = servers
+	}
 	return &out
 }

@@ -27,15 +27,17 @@ func probeTest(t *testing.T, res *check.Result, rule string, opt Options) Findin
 }
 
 // gateway is a .kvlint.yaml that declares a gateway-set cache_salt: an enforced key.
-func gateway() Options {
-	return Options{Config: &config.Config{Isolation: config.Isolation{CacheSalt: deploy.CacheSaltGateway}}}
+func gateway() *config.Config {
+	return &config.Config{Isolation: config.Isolation{CacheSalt: deploy.CacheSaltGateway}}
 }
 
-func isolation(enforced bool) Options {
+// incident is the incident example as check sees it, with or without an enforced key.
+func incident(t *testing.T, enforced bool) *check.Result {
+	t.Helper()
 	if enforced {
-		return gateway()
+		return checkedWith(t, gateway(), "../examples/incident")
 	}
-	return Options{}
+	return checked(t, "../examples/incident")
 }
 
 func tests(v FindingVerdict) (cross, same, aa KSTest) {
@@ -80,9 +82,10 @@ func TestSharedRadixCacheConfirmsKV301(t *testing.T) {
 // the victim's own repeat still hits (power shown) and another tenant's does not.
 func TestEnforcedIsolationKeyDoesNotConfirmKV301(t *testing.T) {
 	heavy(t)
-	base := checked(t, "../examples/incident")
+	// check is quiet here; the finding is added to see what the probe shows.
+	base := incident(t, true)
 	res := withFinding(base, "KV301", serverIndex(t, base, deploy.RolePrefill))
-	v := probeTest(t, res, "KV301", gateway())
+	v := probeTest(t, res, "KV301", Options{})
 	cross, same, _ := tests(v)
 	if v.Verdict != NotConfirmed || !same.Significant || cross.Significant || v.Evidence.Isolation.ForeignReadPages != 0 {
 		t.Fatalf("%s (cross %+v, same %+v): %s", v.Verdict, cross, same, v.Evidence.Summary)
@@ -93,11 +96,11 @@ func TestEnforcedIsolationKeyDoesNotConfirmKV301(t *testing.T) {
 // failed positive control is never reported as isolation.
 func TestPrefixCacheOffIsInconclusive(t *testing.T) {
 	heavy(t)
-	base := checked(t, "../examples/incident")
-	prefill := serverIndex(t, base, deploy.RolePrefill)
-	res := withFinding(setArg(base, prefill, "--disable-radix-cache", "true"), "KV301", prefill)
 	for _, enforced := range []bool{false, true} {
-		v := probeTest(t, res, "KV301", isolation(enforced))
+		base := incident(t, enforced)
+		prefill := serverIndex(t, base, deploy.RolePrefill)
+		res := withFinding(setArg(base, prefill, "--disable-radix-cache", "true"), "KV301", prefill)
+		v := probeTest(t, res, "KV301", Options{})
 		_, same, _ := tests(v)
 		if v.Verdict != Inconclusive || same.Significant {
 			t.Fatalf("enforced=%v: %s (same %+v): %s", enforced, v.Verdict, same, v.Evidence.Summary)
@@ -109,9 +112,9 @@ func TestPrefixCacheOffIsInconclusive(t *testing.T) {
 // the cache (sglang#23300's class) shares the cache as if there were none.
 func TestSaltDroppedConfirmsKV304(t *testing.T) {
 	heavy(t)
-	base := checked(t, "../examples/incident")
+	base := incident(t, true)
 	res := withFinding(base, "KV304", serverIndex(t, base, deploy.RolePrefill))
-	v := probeTest(t, res, "KV304", gateway())
+	v := probeTest(t, res, "KV304", Options{})
 	if v.Verdict != Confirmed || v.Evidence.Isolation.Fault != "salt-dropped" {
 		t.Fatalf("%s under %q: %s", v.Verdict, v.Evidence.Isolation.Fault, v.Evidence.Summary)
 	}
@@ -119,16 +122,14 @@ func TestSaltDroppedConfirmsKV304(t *testing.T) {
 
 func TestCacheReportOracle(t *testing.T) {
 	heavy(t)
-	base := checked(t, "../examples/incident")
-	prefill := serverIndex(t, base, deploy.RolePrefill)
-	res := withFinding(setArg(base, prefill, "--enable-cache-report", "true"), "KV302", prefill)
 	for _, tc := range []struct {
 		enforced bool
 		want     Verdict
 	}{{false, Confirmed}, {true, NotConfirmed}} {
-		opt := isolation(tc.enforced)
-		opt.Seed, opt.Samples = 1, testSamples
-		rep := verified(t, res, opt)
+		base := incident(t, tc.enforced)
+		prefill := serverIndex(t, base, deploy.RolePrefill)
+		res := withFinding(setArg(base, prefill, "--enable-cache-report", "true"), "KV302", prefill)
+		rep := verified(t, res, Options{Seed: 1, Samples: testSamples})
 		v := verdictOf(t, res, rep, "KV302")
 		if v.Verdict != tc.want || v.Evidence.Oracle == nil {
 			t.Errorf("enforced=%v: %s: %s", tc.enforced, v.Verdict, v.Evidence.Summary)

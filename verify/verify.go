@@ -24,10 +24,12 @@ type Options struct {
 	// Samples is the number of probes per arm of the prompt-caching audit; 0 means
 	// DefaultSamples (250).
 	Samples int
-	// Config is .kvlint.yaml: the tenancy, isolation and expected concurrency of each
-	// deployment. Nil means kvlint's defaults (multi-tenant, no isolation key).
+	// Config is the .kvlint.yaml check ran with: its expected concurrency, and the
+	// tenancy and isolation of a Result that carries no Deployments. Nil means kvlint's
+	// defaults (multi-tenant, no isolation key).
 	Config *config.Config
-	// Tenancy is --tenancy: it overrides the configuration for every deployment.
+	// Tenancy is --tenancy, for a Result that carries no Deployments (check.Run applies it
+	// to the ones it groups).
 	Tenancy deploy.Tenancy
 	// Progress, when set, is called after each runtime run with the runs done and planned.
 	Progress func(done, total int)

@@ -61,8 +61,9 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	if d.maxInput != 4096-1-5 {
 		t.Errorf("max_req_input_len %d, want 4090 (the decode pool's)", d.maxInput)
 	}
-	deps = groupDeployments(res, gateway())
-	enforced := modelDeployment(deps[0], res, gateway())
+	gw := checkedWith(t, gateway(), "../examples/incident")
+	deps = groupDeployments(gw, Options{})
+	enforced := modelDeployment(deps[0], gw, Options{})
 	for _, w := range enforced.base.Prefill {
 		if w.Isolation != "tenant" {
 			t.Errorf("enforced isolation runs with %q", w.Isolation)
@@ -76,19 +77,30 @@ func TestGroupingTakesPolicyPerDeployment(t *testing.T) {
 		Tenancy:     deploy.TenancySingle,
 		Deployments: map[string]config.DeploymentSettings{"llama70b": {Tenancy: deploy.TenancyMulti, Isolation: config.Isolation{CacheSalt: deploy.CacheSaltGateway}}},
 	}}
+	// check's own deployments are taken as they are.
+	if got := groupDeployments(res, opt); len(got) != len(res.Deployments) || &got[0] != &res.Deployments[0] {
+		t.Errorf("check's deployments were not used")
+	}
+	// A Result built by hand is grouped the way check groups.
+	res.Deployments = nil
 	var got []string
 	for _, d := range groupDeployments(res, opt) {
 		got = append(got, fmt.Sprintf("%s %s %s %v", d.Name, d.Mode, d.Tenancy, enforced(d)))
 	}
-	want := []string{
+	have := map[string]bool{}
+	for _, g := range got {
+		have[g] = true
+	}
+	for _, want := range []string{
 		"llama8b disaggregated single false",
 		"llama70b disaggregated multi true",
 		"../examples/scripts/Dockerfile:6 colocated single false",
 		"sglang colocated single false",
 		"../examples/scripts/serve.sh:9 colocated single false",
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("deployments\n%q\nwant\n%q", got, want)
+	} {
+		if !have[want] {
+			t.Errorf("no deployment %q among %q", want, got)
+		}
 	}
 	opt.Tenancy = deploy.TenancyMulti
 	for _, d := range groupDeployments(res, opt) {

@@ -87,10 +87,12 @@ result properties.
 
 Exit status is check's: 0 clean, 1 findings at or above --fail-on (whatever
 their verdict), 2 usage error, 3 some input could not be analysed.`
-	f := cmd.Flags().Lookup("verify")
-	_ = f.Value.Set("true")
-	f.DefValue = "true"
-	f.Hidden = true
+	// verify is check with --verify on; TestVerifyIsCheckWithVerifyOn guards the wiring.
+	if f := cmd.Flags().Lookup("verify"); f != nil {
+		_ = f.Value.Set("true")
+		f.DefValue = "true"
+		f.Hidden = true
+	}
 	return cmd
 }
 

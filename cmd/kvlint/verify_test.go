@@ -34,3 +34,17 @@ func TestProgressBarOnlyOnATerminalAfterASecond(t *testing.T) {
 		t.Errorf("the bar was not cleared: %q", buf.String())
 	}
 }
+
+// TestVerifyIsCheckWithVerifyOn: kvlint verify is check with --verify set, and check
+// registers the verification flags (a stale copy of check.go once dropped them).
+func TestVerifyIsCheckWithVerifyOn(t *testing.T) {
+	for _, flag := range []string{"verify", "seed", "requests"} {
+		if newCheckCmd().Flags().Lookup(flag) == nil {
+			t.Errorf("check has no --%s", flag)
+		}
+	}
+	f := newVerifyCmd().Flags().Lookup("verify")
+	if f == nil || f.Value.String() != "true" || !f.Hidden {
+		t.Fatalf("verify's --verify: %+v", f)
+	}
+}
