@@ -70,6 +70,11 @@ func (m *module) functions() map[string]function.Function {
 		"fileset", "abspath", "pathexpand"} {
 		fs[name] = unknownFunc
 	}
+	for name := range m.calls {
+		if _, ok := fs[name]; !ok {
+			fs[name] = unknownFunc
+		}
+	}
 	m.funcs = fs
 	return fs
 }

@@ -46,6 +46,7 @@ type module struct {
 	servers   []*deploy.Server
 
 	funcs         map[string]function.Function
+	calls         map[string]bool // every function name the module calls
 	placeholders  placeholders
 	templateDepth int
 }
@@ -154,6 +155,7 @@ func (m *module) load() bool {
 		if !ok {
 			continue
 		}
+		m.noteCalls(body)
 		m.declare(body)
 	}
 	return true
@@ -225,4 +227,20 @@ func describe(err error) string {
 		return "permission denied"
 	}
 	return err.Error()
+}
+
+// noteCalls records the functions a body calls, so that those kvlint does
+// not implement (cidrsubnet, provider-defined functions) evaluate to unknown
+// values instead of failing: a function kvlint lacks is its limit, not an
+// error in the user's module.
+func (m *module) noteCalls(body *hclsyntax.Body) {
+	if m.calls == nil {
+		m.calls = map[string]bool{}
+	}
+	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		if c, ok := n.(*hclsyntax.FunctionCallExpr); ok {
+			m.calls[c.Name] = true
+		}
+		return nil
+	})
 }

@@ -153,6 +153,15 @@ resource "kubernetes_manifest" "lws" {
 			"main.tf":  `resource "kubernetes_manifest" "m" { manifest = yamldecode(file("${path.module}/pod.yaml")) }` + "\n",
 			"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: raw\nspec:\n  containers:\n    - command: [python3, -m, sglang.launch_server, --tp-size, \"4\"]\n"},
 			map[string]map[string]string{"raw": {"--tp-size": "4"}}, 0},
+		{"functions kvlint does not implement are unknown, not errors", map[string]string{"main.tf": `
+locals { subnet = cidrsubnet("10.0.0.0/16", 8, 1) }
+resource "kubernetes_pod" "p" {
+  metadata { name = "p" }
+  spec {
+    container { command = ["python3", "-m", "sglang.launch_server", "--host", local.subnet, "--tp-size", "2"] }
+  }
+}
+`}, map[string]map[string]string{"p": {"--host": "?local.subnet", "--tp-size": "2"}}, 0},
 		{"TF_VAR for a list", map[string]string{"main.tf": `
 variable "extra" { type = list(string) }
 resource "kubernetes_pod" "p" {
