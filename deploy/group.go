@@ -222,6 +222,9 @@ func deploymentName(servers []*Server) string {
 		if stem := commonStem(names); stem != "" {
 			return stem
 		}
+		if p := composeProject(servers); p != "" {
+			return p
+		}
 		for _, s := range servers {
 			if s.Role == RoleRouter {
 				return objectName(s)
@@ -239,6 +242,27 @@ func deploymentName(servers []*Server) string {
 		return servers[0].Name
 	}
 	return file
+}
+
+// composeProject is the compose project the servers form — compose names
+// a project after the directory of its file — or "" when they are not all
+// services of one compose file.
+func composeProject(servers []*Server) string {
+	file := servers[0].Span.File
+	for _, s := range servers {
+		if s.Source != "compose" || s.Span.File != file {
+			return ""
+		}
+	}
+	dir := filepath.Base(filepath.Dir(file))
+	if dir == "." || dir == string(filepath.Separator) {
+		abs, err := filepath.Abs(filepath.Dir(file))
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Base(abs)
+	}
+	return dir
 }
 
 // commonStem is the longest common prefix of names that ends at a word

@@ -106,14 +106,14 @@ func TestGroup(t *testing.T) {
 		{
 			name: "compose routers name services",
 			servers: []*Server{
-				srv("prefill", "compose", "compose.yaml", RolePrefill),
-				srv("decode", "compose", "compose.yaml", RoleDecode),
-				srv("router", "compose", "compose.yaml", RoleRouter, "--pd-disaggregation", "true",
+				srv("prefill", "compose", "pd/compose.yaml", RolePrefill),
+				srv("decode", "compose", "pd/compose.yaml", RoleDecode),
+				srv("router", "compose", "pd/compose.yaml", RoleRouter, "--pd-disaggregation", "true",
 					"--prefill", "http://prefill:30000", "--decode", "http://decode:30001"),
 				srv("prefill", "compose", "other/compose.yaml", RolePrefill),
 				srv("prefill", "compose", "third/compose.yaml", RolePrefill),
 			},
-			want: []string{"router(disaggregated): prefill, decode, router", "prefill(disaggregated): prefill", "prefill#2(disaggregated): prefill"},
+			want: []string{"pd(disaggregated): prefill, decode, router", "prefill(disaggregated): prefill", "prefill#2(disaggregated): prefill"},
 		},
 		{
 			name: "a script's servers on localhost ports",
