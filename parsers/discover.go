@@ -105,7 +105,9 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if d.Name() == ".git" || (rel != "." && ig.Match(rel, true)) {
+				// .terraform holds the modules and providers terraform init
+				// downloaded: copies of code the repository does not own.
+				if d.Name() == ".git" || d.Name() == ".terraform" || (rel != "." && ig.Match(rel, true)) {
 					return fs.SkipDir
 				}
 				base := rel
