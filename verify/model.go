@@ -20,7 +20,9 @@ const (
 	maxWorkersRole   = 16      // runtime maxWorkersPerRole
 	maxPoolPerWorker = 1 << 20 // runtime maxPoolTokens
 	maxPoolTotal     = 1 << 22 // runtime maxTotalPool
+	maxPageSize      = 4096    // runtime maxPageSize
 	defaultContext   = 8192    // assumed when the model (and so the context) is unknown
+	minModelContext  = 128     // a smaller context cannot hold the workloads' prompts
 )
 
 // Scaling says how a deployment was scaled down into the runtime: every token count (pools,
@@ -82,8 +84,8 @@ type deployment struct {
 	workers []runtime.Worker
 }
 
-// modelDeployment maps a deployment onto the runtime.
-func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *deployment {
+// modelDeployment maps a deployment onto the runtime, or says why it cannot.
+func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) (*deployment, string) {
 	index := map[*deploy.Server]int{}
 	for i, s := range res.Servers {
 		index[s] = i
@@ -111,9 +113,17 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 		engines = append(engines, engine{s, res.Estimates[i]})
 	}
 
-	// The context window: the largest any server advertises.
+	// The context window: the largest any server advertises. The workloads need room for
+	// a system prompt, a canary and an answer.
 	for _, e := range engines {
-		if c := e.est.ContextLength; c != nil && *c > sc.ContextTokens {
+		c := e.est.ContextLength
+		if c != nil && *c < minModelContext {
+			return nil, fmt.Sprintf("%s advertises a context window of %d tokens, too small for the workloads (at least %d)", e.srv.Name, *c, minModelContext)
+		}
+		if p := e.est.PoolTokens; p != nil && *p <= 0 {
+			return nil, fmt.Sprintf("%s has no KV pool (%d tokens): SGLang stops at startup", e.srv.Name, *p)
+		}
+		if c != nil && *c > sc.ContextTokens {
 			sc.ContextTokens = *c
 		}
 	}
@@ -166,7 +176,7 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 		switch {
 		case est.PoolTokens != nil:
 			sw.PoolTokens, sw.PoolExact = *est.PoolTokens, true
-		case est.PoolUpperBound != nil:
+		case est.PoolUpperBound != nil && *est.PoolUpperBound > 0:
 			sw.PoolTokens = *est.PoolUpperBound
 			note("%s: only an upper bound of the pool is known (%s tokens, --max-total-tokens); verify runs at the bound, so pressure it finds is real and its absence proves nothing", s.Name, capacity.Thousands(sw.PoolTokens))
 		default:
@@ -182,7 +192,10 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 			sw.ContextTokens = sc.ContextTokens
 		}
 		sw.MaxRunningRequests = perSchedulerRunning(s, est)
-		sw.ScaledPageSize = max(1, sw.PageSize/sc.Factor)
+		sw.ScaledPageSize = min(max(1, sw.PageSize/sc.Factor), maxPageSize)
+		if sw.PageSize/sc.Factor > maxPageSize {
+			note("%s: the page is capped at %d tokens, the runtime's largest", s.Name, maxPageSize)
+		}
 		if sw.PageSize > 1 && sw.PageSize < sc.Factor {
 			note("%s: the %d-token page becomes 1 token at 1/%d; the page is relatively finer than in production", s.Name, sw.PageSize, sc.Factor)
 		}
@@ -313,7 +326,7 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) *dep
 	if sc.Notes == nil {
 		sc.Notes = []string{}
 	}
-	return d
+	return d, ""
 }
 
 // capWorkers keeps a role within the runtime's worker limit, scaling the concurrency with

@@ -120,12 +120,25 @@ type plan struct {
 // the verdict not-applicable or inconclusive with the reason.
 func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
 	p := &plan{probe: map[int]probePlan{}}
-	owner := map[int]int{} // server index → deployment
+	owner := map[int]int{}         // server index → deployment
+	unmodelled := map[int]string{} // server index → why its deployment is not run
+	index := map[*deploy.Server]int{}
+	for i, s := range res.Servers {
+		index[s] = i
+	}
 	for _, dep := range groupDeployments(res, opt) {
 		if !runnable(dep) {
 			continue
 		}
-		d := modelDeployment(dep, res, opt)
+		d, why := modelDeployment(dep, res, opt)
+		if why != "" {
+			for _, s := range dep.Servers {
+				if i, ok := index[s]; ok {
+					unmodelled[i] = why
+				}
+			}
+			continue
+		}
 		p.deps = append(p.deps, d)
 		for _, i := range d.servers {
 			owner[i] = len(p.deps) - 1
@@ -174,7 +187,12 @@ func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
 			continue // silenced: not reported, not verified
 		}
 		di, ok := owner[f.Server]
-		if !ok {
+		switch {
+		case ok:
+		case unmodelled[f.Server] != "" && needOf(f.Rule) != needNone && needOf(f.Rule) != needStartup:
+			rep.Findings[i] = FindingVerdict{Rule: f.Rule, Verdict: Inconclusive, Evidence: Evidence{Summary: "the runtime cannot model this deployment: " + unmodelled[f.Server]}}
+			continue
+		default:
 			rep.Findings[i] = notApplicable(f.Rule, "no deployment the runtime can model holds this server (the runtime models SGLang prefill/decode serving)")
 			continue
 		}
@@ -229,6 +247,9 @@ func (p *plan) addJobs(di int, d *deployment, n need, opt Options) int {
 		if requests <= 0 {
 			requests = min(1000, max(200, 4*c))
 		}
+		// The runtime keeps every prompt: bound the tokens of one workload
+		// (runtime maxWorkloadTokens, 2^27).
+		requests = min(requests, (1<<26)/max(d.context, 1))
 		load := d.loadWorkload(requests, c, false)
 		add(runLoad, d.scenario(runLoad, seed, load))
 		if d.dep.Tenancy != deploy.TenancySingle {

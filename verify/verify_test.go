@@ -39,7 +39,10 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	if len(deps) != 1 || len(deps[0].Servers) != 3 || deps[0].Mode != deploy.ModeDisaggregated || deps[0].Tenancy != deploy.TenancyMulti {
 		t.Fatalf("grouping: %+v", deps)
 	}
-	d := modelDeployment(deps[0], res, Options{})
+	d, why := modelDeployment(deps[0], res, Options{})
+	if why != "" {
+		t.Fatal(why)
+	}
 	sc := d.scaling
 	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 128 || sc.Router != "prefix_aware" || !sc.PrefixCache || d.enforced {
 		t.Fatalf("scaling: %+v", sc)
@@ -63,7 +66,7 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	}
 	gw := checkedWith(t, gateway(), "../examples/incident")
 	deps = groupDeployments(gw, Options{})
-	enforced := modelDeployment(deps[0], gw, Options{})
+	enforced, _ := modelDeployment(deps[0], gw, Options{})
 	for _, w := range enforced.base.Prefill {
 		if w.Isolation != "tenant" {
 			t.Errorf("enforced isolation runs with %q", w.Isolation)

@@ -61,7 +61,8 @@ func (d *deployment) loadWorkload(requests, concurrency int, burst bool) runtime
 		SharedPrefixTokens: ws.shared,
 		PromptTokens:       runtime.IntRange{Min: ws.minPrompt, Max: ws.maxPrompt},
 		MaxTokens:          ws.maxTokens,
-		Arrival:            runtime.Arrival{Mode: "closed", Concurrency: concurrency},
+		// More clients than requests change nothing.
+		Arrival: runtime.Arrival{Mode: "closed", Concurrency: max(1, min(concurrency, requests))},
 	}
 	if burst {
 		wl.Arrival = runtime.Arrival{Mode: "burst"}
