@@ -343,7 +343,9 @@ func (rr *rendering) userOrigin(p vpath) (deploy.Span, bool) {
 	k := p.key()
 	for i := len(rr.sets) - 1; i >= 0; i-- {
 		if rr.sets[i].paths[k] {
-			return rr.sets[i].span, !rr.sets[i].span.IsZero() || rr.sets[i].span.File != ""
+			// A --set written nowhere (no span) still outranks the
+			// files: the value is then left at the template.
+			return rr.sets[i].span, true
 		}
 	}
 	for i := len(rr.docs) - 1; i >= 0; i-- {

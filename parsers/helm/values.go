@@ -1,7 +1,9 @@
 package helm
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -337,23 +339,15 @@ func scalarText(v any) (string, bool) {
 }
 
 func describeErr(err error) string {
-	if os.IsNotExist(err) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "no such file or directory"
-	}
-	if os.IsPermission(err) {
+	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
 	}
-	var pe *os.PathError
-	if ok := asPathError(err, &pe); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-func asPathError(err error, pe **os.PathError) bool {
-	p, ok := err.(*os.PathError)
-	if ok {
-		*pe = p
-	}
-	return ok
 }
