@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/compose"
@@ -25,6 +26,9 @@ type Options struct {
 	// Helm gives the releases (values files, --set) a chart is rendered
 	// as; nil renders every chart with its own values.
 	Helm HelmSettings
+	// FileTimeout bounds the time one file (a chart's render, a module's
+	// evaluation) may take; zero means DefaultFileTimeout.
+	FileTimeout time.Duration
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors
@@ -32,8 +36,8 @@ type Options struct {
 // bad part of the file are still returned.
 func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Options{}) }
 
-// ParseWith is Parse with settings from the command line.
-func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
+// parseWith is ParseWith without its guard (guard.go).
+func parseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 	if f.Kind == KindTerraform {
 		return terraform.ParseModule(f.Path, terraformOptions(opt))
 	}

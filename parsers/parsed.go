@@ -20,13 +20,13 @@ type Parsed struct {
 // ParseAll is Parse that also returns the Services a manifest defines.
 func ParseAll(f File) Parsed { return ParseAllWith(f, Options{}) }
 
-// ParseAllWith is ParseAll with settings from the command line.
-func ParseAllWith(f File, opt Options) Parsed {
+// parseAllWith is ParseAllWith without its guard (guard.go).
+func parseAllWith(f File, opt Options) Parsed {
 	if f.Kind == KindHelm {
 		return parseHelm(f, opt)
 	}
 	if f.Kind != KindKubernetes {
-		s, e := ParseWith(f, opt)
+		s, e := parseWith(f, opt)
 		return Parsed{Servers: s, Errors: e}
 	}
 	data, err := readBounded(f.Path)
