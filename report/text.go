@@ -113,6 +113,7 @@ func (c sourceCache) excerpt(w io.Writer, s deploy.Span) {
 	if !ok {
 		return
 	}
+	text, s.Col, s.EndCol = clipExcerpt(text, s.Col, s.EndCol)
 	gutter := fmt.Sprintf("%5d | ", s.Line)
 	fmt.Fprintf(w, "%s%s\n", gutter, text)
 	if s.Col < 1 || s.Col > len(text)+1 {
