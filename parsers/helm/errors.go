@@ -29,7 +29,7 @@ var (
 // renderError places an error of Helm's engine at the template position it
 // names.
 func (rr *rendering) renderError(err error) *deploy.Error {
-	msg := err.Error()
+	msg := condenseRecursion(err.Error())
 	if m := atRE.FindStringSubmatch(msg); m != nil {
 		return rr.templateError(m[2], m[3], m[4], strings.TrimSpace(msg[len(m[0]):]), m[1] == "parse")
 	}
