@@ -95,7 +95,7 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 			t.Errorf("Rule(%q) = %v, %v", r.ID, got.ID, ok)
 		}
 	}
-	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105",
+	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105", "KV106",
 		"KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209", "KV210",
 		"KV301", "KV302", "KV303", "KV304",
 		"KV401", "KV402", "KV403", "KV404", "KV405"}
@@ -112,7 +112,7 @@ func TestRuleSeverities(t *testing.T) {
 	// ambiguous, KV404 removed).
 	want := map[string]string{
 		"KV001": "medium", "KV002": "low", "KV003": "low", "KV004": "medium",
-		"KV101": "high", "KV102": "medium", "KV103": "critical", "KV104": "high", "KV105": "info",
+		"KV101": "high", "KV102": "medium", "KV103": "critical", "KV104": "high", "KV105": "info", "KV106": "low",
 		"KV201": "high", "KV202": "high", "KV203": "high", "KV204": "medium", "KV205": "high",
 		"KV206": "high", "KV207": "high", "KV208": "medium", "KV209": "high", "KV210": "high",
 		"KV301": "high", "KV302": "high", "KV303": "high", "KV304": "high",
