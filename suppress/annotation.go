@@ -73,8 +73,17 @@ func objects(root *yaml.Node, first, last int) []object {
 // pod template at any depth is found without knowing every workload kind.
 func findAnnotations(src *yamlsrc.Source, file string, obj object, lay *layout) []*suppression {
 	var out []*suppression
+	// An alias is walked once: an alias bomb (aliases of aliases, each
+	// repeated) would otherwise be walked billions of times.
+	aliased := map[*yaml.Node]bool{}
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
+		if n != nil && n.Kind == yaml.AliasNode {
+			if aliased[n.Alias] {
+				return
+			}
+			aliased[n.Alias] = true
+		}
 		n = yamlsrc.Resolve(n)
 		if n == nil || depth > 64 {
 			return

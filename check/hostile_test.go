@@ -1,0 +1,200 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kvlint/kvlint/rules"
+)
+
+// hostileDir holds the checked-in bad inputs; the huge, binary and
+// filesystem cases are made at test time in t.TempDir().
+const hostileDir = "../testdata/hostile"
+
+// goodNeighbour has one finding every hostile run must still report: a bad
+// file never hides a finding in the file beside it.
+const goodNeighbour = hostileDir + "/good/small.sh"
+
+var (
+	hostileEngineOnce sync.Once
+	hostileEngine     *rules.Engine
+	hostileEngineErr  error
+)
+
+func engineForHostile(t *testing.T) *rules.Engine {
+	t.Helper()
+	hostileEngineOnce.Do(func() { hostileEngine, hostileEngineErr = rules.New(context.Background()) })
+	if hostileEngineErr != nil {
+		t.Fatal(hostileEngineErr)
+	}
+	return hostileEngine
+}
+
+// hostileCase is one bad input and the diagnostic it must produce.
+type hostileCase struct {
+	name string
+	// setup returns the paths to check (besides goodNeighbour) and may
+	// change the options; dir is a fresh temporary directory.
+	setup func(t *testing.T, dir string, opt *Options) []string
+	// file ends the path of the error's span; line is its line (0: none).
+	file    string
+	line    int
+	message string // a substring of the message
+}
+
+func checkedIn(p string) func(*testing.T, string, *Options) []string {
+	return func(*testing.T, string, *Options) []string { return []string{hostileDir + "/" + p} }
+}
+
+func writeFile(t *testing.T, p string, data []byte) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var hostileCases = []hostileCase{
+	{name: "YAML alias bomb", setup: checkedIn("alias-bomb"), file: "alias-bomb/bomb.yaml", line: 3,
+		message: `this Deployment "bomb" expands (through aliases) to more nodes than kvlint walks`},
+	{name: "very deep nesting", file: "deep.yaml", line: 1, message: "invalid YAML: exceeded max depth of 10000",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			deep := "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n"
+			return []string{writeFile(t, filepath.Join(dir, "deep.yaml"), []byte(deep))}
+		}},
+	{name: "100 MB file", file: "huge.yaml", message: "file is larger than 16 MiB; not read",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			p := writeFile(t, filepath.Join(dir, "huge.yaml"), []byte("apiVersion: v1\n"))
+			if err := os.Truncate(p, 100<<20); err != nil { // sparse: costs no disk
+				t.Fatal(err)
+			}
+			return []string{p}
+		}},
+	{name: "binary file", file: "blob.yaml", line: 1, message: "invalid YAML",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			r := rand.New(rand.NewPCG(1, 2))
+			data := make([]byte, 64<<10)
+			for i := range data {
+				data[i] = byte(r.UintN(256))
+			}
+			return []string{writeFile(t, filepath.Join(dir, "blob.yaml"), data)}
+		}},
+	{name: "non-UTF-8 shell script", setup: checkedIn("non-utf8"), file: "non-utf8/latin1.sh", line: 2,
+		message: "shell syntax error: invalid UTF-8 encoding"},
+	{name: "non-UTF-8 YAML", file: "latin1.yaml", line: 2, message: "invalid YAML: incomplete UTF-8 octet sequence",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			return []string{writeFile(t, filepath.Join(dir, "latin1.yaml"), []byte("kind: Pod\nname: caf\xe9\n"))}
+		}},
+	{name: "truncated YAML", setup: checkedIn("truncated-yaml"), file: "truncated-yaml/decode.yaml", line: 10,
+		message: "invalid YAML: found unexpected end of stream"},
+	{name: "truncated HCL", setup: checkedIn("truncated-hcl"), file: "truncated-hcl/main.tf", line: 6,
+		message: "Unclosed configuration block"},
+	{name: "Helm include that recurses without end", setup: checkedIn("helm-include-loop"),
+		file: "helm-include-loop/templates/server.yaml", line: 7,
+		message: `include "args" calls itself more than 1000 times, Helm's limit: the template recurses without end`},
+	{name: "Helm template that recurses without end", setup: checkedIn("helm-template-loop"),
+		file: "helm-template-loop/templates/server.yaml", line: 1, message: "exceeded maximum template depth (100000)"},
+	{name: "Helm fail", setup: checkedIn("helm-fail"), file: "helm-fail/templates/server.yaml", line: 2,
+		message: "sglang: tp larger than one node"},
+	{name: "Helm required", setup: checkedIn("helm-required"), file: "helm-required/templates/server.yaml", line: 6,
+		message: "sglang: .Values.model must be set"},
+	{name: "Terraform cyclic locals", setup: checkedIn("cyclic-locals"), file: "cyclic-locals/main.tf", line: 2,
+		message: "local.pool depends on itself (local.pool → local.context → local.pool)"},
+	{name: "Terraform huge count", setup: checkedIn("huge-count"), file: "huge-count/main.tf", line: 2,
+		message: "count is 1000000000; kvlint reads the first 256 instances"},
+	{name: "symlink loop", file: "loop-a.yaml", message: "too many levels of symbolic links",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			a, b := filepath.Join(dir, "loop-a.yaml"), filepath.Join(dir, "loop-b.yaml")
+			if os.Symlink(b, a) != nil || os.Symlink(a, b) != nil {
+				t.Skip("symbolic links are not available here")
+			}
+			return []string{dir}
+		}},
+	{name: "unreadable file", file: "secret.yaml", message: "permission denied",
+		setup: func(t *testing.T, dir string, _ *Options) []string {
+			if os.Geteuid() == 0 {
+				// root reads a file whatever its mode: the case cannot
+				// happen for root, so it cannot be tested as root.
+				t.Skip("running as root, which chmod 000 does not stop from reading a file")
+			}
+			p := writeFile(t, filepath.Join(dir, "secret.yaml"), []byte("kind: Pod\n"))
+			if err := os.Chmod(p, 0); err != nil {
+				t.Fatal(err)
+			}
+			return []string{p}
+		}},
+	{name: "directory given as --tf-var-file", file: "vars.tfvars", message: "is a directory, expected a file",
+		setup: func(t *testing.T, dir string, opt *Options) []string {
+			vars := filepath.Join(dir, "vars.tfvars")
+			if err := os.Mkdir(vars, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			opt.TFVarFiles = []string{vars}
+			return []string{hostileDir + "/tf-module"}
+		}},
+	{name: "directory given as a Helm values file", file: "values.d", message: "values file: is a directory",
+		setup: func(t *testing.T, dir string, opt *Options) []string {
+			values := filepath.Join(dir, "values.d")
+			if err := os.Mkdir(values, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			opt.HelmValues = []string{values}
+			return []string{hostileDir + "/helm-required"}
+		}},
+}
+
+// TestHostileInput checks each bad input beside a good file: the bad one is
+// reported where it is bad with a message that says what is wrong, and the
+// good one's finding is still there. The CLI turns any error into exit 3
+// (cmd/kvlint/testdata/script/hostile.txtar).
+func TestHostileInput(t *testing.T) {
+	engine := engineForHostile(t)
+	for _, tc := range hostileCases {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Options{}
+			paths := tc.setup(t, t.TempDir(), &opt)
+			opt.Paths = append(paths, goodNeighbour)
+			res, err := Run(context.Background(), engine, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, e := range res.Errors {
+				if strings.Contains(e.Message, "internal error") {
+					t.Errorf("a parser panicked: %s", e.Message)
+				}
+				if strings.HasSuffix(e.Span.File, tc.file) && e.Span.Line == tc.line && strings.Contains(e.Message, tc.message) {
+					found = true
+				}
+			}
+			if !found {
+				var b bytes.Buffer
+				for _, e := range res.Errors {
+					b.WriteString("\n  " + e.Error())
+				}
+				t.Errorf("no error at %s:%d containing %q; errors:%s", tc.file, tc.line, tc.message, b.String())
+			}
+			if !hasFinding(res, "KV101", goodNeighbour, 4) {
+				t.Errorf("the good neighbour's KV101 was lost: %+v", res.Findings)
+			}
+		})
+	}
+}
+
+func hasFinding(res *Result, rule, file string, line int) bool {
+	for _, f := range res.Findings {
+		if f.Rule == rule && f.Span.File == file && f.Span.Line == line {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,4 @@
+locals {
+  pool    = local.context
+  context = local.pool
+}

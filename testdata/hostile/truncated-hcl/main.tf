@@ -1,0 +1,6 @@
+resource "kubernetes_deployment" "sglang" {
+  metadata {
+    name = "sglang"
+  }
+  spec {
+    template {
