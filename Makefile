@@ -6,7 +6,7 @@ PKGS     := ./...
 RACE_PKGS := ./parsers/... ./verify/...
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet lint bench fuzz clean
+.PHONY: all build test vet lint bench bench-go fuzz clean
 
 all: build
 
@@ -25,10 +25,30 @@ test: vet
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# bench runs every Go benchmark; among them the runtime's throughput in simulated tokens
-# per second (verify/runtime) and the wall time of `kvlint verify examples/` (cmd/kvlint,
-# BenchmarkVerifyExamples: wall-s/op).
-bench:
+# bench generates repositories of 5,000 and 50,000 files in a temporary
+# directory and measures kvlint check (wall time, peak memory), the
+# parse-only floor and conftest on the same Kubernetes files; it prints the
+# ratios and writes docs/PERFORMANCE.md. conftest is built once into bin/
+# (CONFTEST= skips the comparison). Not part of make test.
+CONFTEST_VERSION ?= v0.71.1
+CONFTEST ?= bin/conftest
+BENCH_SIZES ?= 5000,50000
+bench: build
+	@if [ -n "$(CONFTEST)" ] && [ ! -x "$(CONFTEST)" ]; then \
+	  echo "building conftest $(CONFTEST_VERSION) into bin/ (once)"; \
+	  GOBIN=$(CURDIR)/bin GOFLAGS=-mod=mod $(GO) install github.com/open-policy-agent/conftest@$(CONFTEST_VERSION); \
+	fi
+	$(GO) build -o bin/kvlint-bench ./cmd/kvlint-bench
+	bin/kvlint-bench -kvlint bin/kvlint -sizes $(BENCH_SIZES) \
+	  $(if $(CONFTEST),-conftest $(CONFTEST) -conftest-version $(CONFTEST_VERSION)) \
+	  -command "make bench$(if $(filter-out 5000$(comma)50000,$(BENCH_SIZES)), BENCH_SIZES=$(BENCH_SIZES))"
+
+comma := ,
+
+# bench-go runs every Go benchmark; among them the runtime's throughput in
+# simulated tokens per second (verify/runtime) and the wall time of `kvlint
+# verify examples/` (cmd/kvlint, BenchmarkVerifyExamples: wall-s/op).
+bench-go:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
 
 # fuzz runs every fuzz target briefly; FUZZTIME=60s for a longer run.

@@ -1,6 +1,7 @@
 package suppress
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"os"
@@ -73,6 +74,12 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 	for _, path := range order {
 		data, ok := readSmall(path)
 		if !ok {
+			continue
+		}
+		if !bytes.Contains(data, []byte("kvlint")) {
+			// Every directive (kvlint:ignore) and annotation (kvlint.io/)
+			// names kvlint: a file that does not has none, and most files
+			// of a large repository are not worth tokenizing twice.
 			continue
 		}
 		found := scanFile(path, formats[path], data)
