@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 
 	"github.com/kvlint/kvlint/report"
@@ -87,7 +88,7 @@ func closestRule(typed string, rs []rules.Rule) string {
 	best, bestDist := "", 3
 	var prefixed []string
 	for _, r := range rs {
-		if d := editDistance(typed, r.ID); d < bestDist {
+		if d := levenshtein.ComputeDistance(typed, r.ID); d < bestDist {
 			best, bestDist = r.ID, d
 		}
 		if typed != "" && strings.HasPrefix(r.ID, typed) {
@@ -98,27 +99,6 @@ func closestRule(typed string, rs []rules.Rule) string {
 		return prefixed[0]
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // ruleDocsDir is where the rule pages live, relative to the repository root.
