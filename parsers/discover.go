@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/limits"
 )
 
 // Kind is a source format kvlint reads.
@@ -47,10 +48,6 @@ type File struct {
 	Path string
 	Kind Kind
 }
-
-// maxFileSize bounds what a single file may cost: manifests and scripts are
-// kilobytes; a larger file is reported, not read.
-const maxFileSize = 16 << 20
 
 // Discover walks paths (files or directories) and returns the files to parse in
 // a stable order. Directories are walked recursively; .git is never entered;
@@ -275,19 +272,7 @@ func readHead(p string, n int) ([]byte, error) {
 // deployment file.
 func ReadFile(p string) ([]byte, error) { return readBounded(p) }
 
-func readBounded(p string) ([]byte, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, errors.New("is a directory, expected a file")
-	}
-	if info.Size() > maxFileSize {
-		return nil, errors.New("file is larger than 16 MiB; not read")
-	}
-	return os.ReadFile(p)
-}
+func readBounded(p string) ([]byte, error) { return limits.ReadFile(p) }
 
 func readLines(p string) ([]string, error) {
 	data, err := readBounded(p)

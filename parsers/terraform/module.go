@@ -13,10 +13,8 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/limits"
 )
-
-// maxFileSize bounds one file of a module, as parsers.Discover bounds files.
-const maxFileSize = 16 << 20
 
 // module is one Terraform module being evaluated.
 type module struct {
@@ -105,20 +103,8 @@ func (m *module) evalDiags(ds hcl.Diagnostics) {
 	m.diags(ds)
 }
 
-// readFile reads a file of the module, refusing anything too large.
-func readFile(p string) ([]byte, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, errors.New("is a directory, expected a file")
-	}
-	if info.Size() > maxFileSize {
-		return nil, errors.New("file is larger than 16 MiB; not read")
-	}
-	return os.ReadFile(p)
-}
+// readFile reads a file of the module within the per-file limits.
+func readFile(p string) ([]byte, error) { return limits.ReadFile(p) }
 
 // load parses the module's .tf files and records its declarations. It
 // returns false when the directory could not be read at all.
