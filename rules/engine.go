@@ -210,26 +210,16 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	input, err := buildInput(servers, est, s)
+	bs, err := batches(servers, est, s)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := e.eval(ctx, e.query, input)
+	findings, err := e.evaluateBatches(ctx, bs, s)
 	if err != nil {
 		return nil, err
 	}
-	findings := make([]Finding, 0, len(rs))
-	for _, r := range rs {
-		name, _ := r.Bindings["pkg"].(string)
-		rule, ok := e.byName[name]
-		if !ok {
-			return nil, fmt.Errorf("rules: package %s%s returned findings but has no METADATA", rulePackagePrefix, name)
-		}
-		f, err := e.finding(rule, r.Bindings["finding"], servers)
-		if err != nil {
-			return nil, fmt.Errorf("rules: %s (%s): %w", rule.ID, rule.Package, err)
-		}
-		findings = append(findings, f)
+	if findings == nil {
+		findings = []Finding{}
 	}
 	sortFindings(findings)
 	return findings, nil
