@@ -4,7 +4,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -155,12 +154,6 @@ func CapacityJSON(w io.Writer, res *check.Result) error {
 		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})
 	}
 	return writeJSON(w, out)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func serverName(res *check.Result, i int) string {
