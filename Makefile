@@ -6,7 +6,7 @@ PKGS     := ./...
 RACE_PKGS := ./parsers/... ./verify/...
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet lint bench bench-go fuzz clean
+.PHONY: all build test vet lint bench bench-repo bench-verify bench-go fuzz clean
 
 all: build
 
@@ -29,11 +29,15 @@ lint: vet
 # directory and measures kvlint check (wall time, peak memory), the
 # parse-only floor and conftest on the same Kubernetes files; it prints the
 # ratios and writes docs/PERFORMANCE.md. conftest is built once into bin/
-# (CONFTEST= skips the comparison). Not part of make test.
+# (CONFTEST= skips the comparison). Then the runtime's throughput in
+# simulated tokens per second and the wall time of `kvlint verify examples/`.
+# Not part of make test.
 CONFTEST_VERSION ?= v0.71.1
 CONFTEST ?= bin/conftest
 BENCH_SIZES ?= 5000,50000
-bench: build
+bench: bench-repo bench-verify
+
+bench-repo: build
 	@if [ -n "$(CONFTEST)" ] && [ ! -x "$(CONFTEST)" ]; then \
 	  echo "building conftest $(CONFTEST_VERSION) into bin/ (once)"; \
 	  GOBIN=$(CURDIR)/bin GOFLAGS=-mod=mod $(GO) install github.com/open-policy-agent/conftest@$(CONFTEST_VERSION); \
@@ -44,6 +48,9 @@ bench: build
 	  -command "make bench$(if $(filter-out 5000$(comma)50000,$(BENCH_SIZES)), BENCH_SIZES=$(BENCH_SIZES))"
 
 comma := ,
+
+bench-verify:
+	$(GO) test -run='^$$' -bench='^(BenchmarkScenario|BenchmarkVerifyExamples)' ./verify/runtime ./cmd/kvlint
 
 # bench-go runs every Go benchmark; among them the runtime's throughput in
 # simulated tokens per second (verify/runtime) and the wall time of `kvlint
