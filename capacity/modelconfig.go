@@ -516,17 +516,9 @@ func setQuantStorage(q *Quantization) {
 // SGLang still accepts: quantization.quant_algo / kv_cache_quant_algo) when
 // config.json itself has no quantization_config.
 func readHFQuantConfig(dir string, m *Model) error {
-	file := filepath.Join(dir, "hf_quant_config.json")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
-	}
-	doc, derr := decodeJSONObject(file, data)
-	if derr != nil {
-		return derr
+	doc, err := readSideFile(dir, "hf_quant_config.json")
+	if doc == nil || err != nil {
+		return err
 	}
 	top := &configReader{doc: doc, obj: doc.root}
 	section := top.object("quantization")
@@ -553,20 +545,30 @@ func readHFQuantConfig(dir string, m *Model) error {
 	return nil
 }
 
-// readSafetensorsIndex takes the checkpoint size from
-// model.safetensors.index.json's metadata.total_size, when present.
-func readSafetensorsIndex(dir string, m *Model) error {
-	file := filepath.Join(dir, "model.safetensors.index.json")
+// readSideFile decodes an optional JSON file beside config.json: nil and no
+// error when the checkpoint does not have it.
+func readSideFile(dir, name string) (*jsonDoc, error) {
+	file := filepath.Join(dir, name)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+			return nil, nil
 		}
-		return &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
+		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
 	}
 	doc, derr := decodeJSONObject(file, data)
 	if derr != nil {
-		return derr
+		return nil, derr
+	}
+	return doc, nil
+}
+
+// readSafetensorsIndex takes the checkpoint size from
+// model.safetensors.index.json's metadata.total_size, when present.
+func readSafetensorsIndex(dir string, m *Model) error {
+	doc, err := readSideFile(dir, "model.safetensors.index.json")
+	if doc == nil || err != nil {
+		return err
 	}
 	top := &configReader{doc: doc, obj: doc.root}
 	meta := top.object("metadata")
@@ -579,7 +581,7 @@ func readSafetensorsIndex(dir string, m *Model) error {
 	r := &configReader{doc: doc, obj: meta, prefix: "metadata"}
 	if size, ok := r.int("total_size", 1<<50); ok && size > 0 {
 		m.WeightsBytes = size
-		m.ParamsSource = "checkpoint size from " + file + " (metadata.total_size)"
+		m.ParamsSource = "checkpoint size from " + doc.file + " (metadata.total_size)"
 	}
 	if r.err != nil {
 		return r.err
