@@ -40,6 +40,9 @@ type Options struct {
 	// Paths; other charts take .kvlint.yaml's helm: entries.
 	HelmValues []string
 	HelmSet    []string
+	// NestedConfig lets a .kvlint.yaml below the run's configuration govern
+	// the servers beneath it (the CLI sets it unless --config names one file).
+	NestedConfig bool
 }
 
 // Result is everything one run learned, in a deterministic order.
@@ -72,10 +75,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 
-	copt := capacityOptions(cfg, opt.GPU)
+	cfgs := newConfigTree(cfg, opt.NestedConfig)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
 	for i, s := range res.Servers {
-		res.Estimates[i] = capacity.EstimateServer(s, copt)
+		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU))
 	}
 
 	settings := rules.Settings{Tenancy: deploy.TenancyMulti, ExpectedConcurrency: cfg.ExpectedConcurrency}
@@ -85,7 +88,8 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	if opt.Tenancy != "" {
 		settings.Tenancy = opt.Tenancy
 	}
-	res.Deployments = deployments(res.Servers, parsed.Services, cfg, opt.Tenancy)
+	res.Deployments = deployments(res.Servers, parsed.Services, cfgs, opt.Tenancy)
+	res.Errors = append(res.Errors, cfgs.errs...)
 	settings.Deployments = res.Deployments
 	findings, err := engine.Evaluate(ctx, res.Servers, res.Estimates, settings)
 	if err != nil {

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -9,10 +8,13 @@ import (
 // its tenancy and isolation: --tenancy, else the deployment's entry under
 // .kvlint.yaml deployments:, else the file's top level, else kvlint's
 // default (multi tenancy, assumed, no isolation).
-func deployments(servers []*deploy.Server, services []deploy.Service, cfg *config.Config, flagTenancy deploy.Tenancy) []deploy.Deployment {
+//
+// The configuration is the one that governs the deployment's servers (see
+// configTree): a .kvlint.yaml beside a deployment speaks for it.
+func deployments(servers []*deploy.Server, services []deploy.Service, cfgs *configTree, flagTenancy deploy.Tenancy) []deploy.Deployment {
 	ds := deploy.Group(servers, services)
 	for i := range ds {
-		p := cfg.Policy(ds[i].Name)
+		p := cfgs.forServers(ds[i].Servers).Policy(ds[i].Name)
 		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = p.Tenancy, p.Declared, p.Isolation
 		if flagTenancy != "" {
 			ds[i].Tenancy, ds[i].TenancyDeclared = flagTenancy, true

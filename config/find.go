@@ -27,6 +27,10 @@ func FindFor(dir string, paths []string) (*Config, error) {
 	return Find(dir)
 }
 
+// Nearest returns the path of the first .kvlint.yaml in dir and its parents,
+// or "" when there is none.
+func Nearest(dir string) (string, error) { return lookUp(dir) }
+
 // lookUp returns the first .kvlint.yaml in dir and its parents, or "".
 func lookUp(dir string) (string, error) {
 	for {

@@ -105,6 +105,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
 		HelmValues: f.helmValues, HelmSet: f.helmSet,
+		NestedConfig: f.configPath == "",
 	})
 	return res, cfg, err
 }

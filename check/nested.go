@@ -1,0 +1,83 @@
+package check
+
+import (
+	"path/filepath"
+	"sync"
+
+	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// configTree answers "which .kvlint.yaml governs this file?" when a run
+// covers directories with configurations of their own (a monorepo with one
+// per service, or examples/ with one per example): the nearest file above
+// the file wins, as in other linters, else the run's configuration.
+//
+// A nested file decides what is about the servers below it — the GPU, the
+// model mappings, and the tenancy and isolation of their deployments. What
+// is about the run (exclude, ignore, fail_on, expected_concurrency, helm)
+// comes from the run's configuration.
+type configTree struct {
+	run    *config.Config
+	nested bool // false when --config named one file for everything
+
+	mu    sync.Mutex
+	byDir map[string]*config.Config // directory → governing configuration
+	errs  []*deploy.Error
+}
+
+func newConfigTree(run *config.Config, nested bool) *configTree {
+	return &configTree{run: run, nested: nested, byDir: map[string]*config.Config{}}
+}
+
+// forFile is the configuration that governs file.
+func (t *configTree) forFile(file string) *config.Config {
+	if !t.nested || file == "" {
+		return t.run
+	}
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return t.run
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.byDir[dir]; ok {
+		return c
+	}
+	c := t.run
+	if p, err := config.Nearest(dir); err == nil && p != "" && !t.isRun(p) {
+		if loaded, err := config.Load(p); err == nil {
+			c = loaded
+		} else {
+			t.errs = append(t.errs, &deploy.Error{Span: deploy.Span{File: p}, Message: err.Error()})
+		}
+	}
+	t.byDir[dir] = c
+	return c
+}
+
+func (t *configTree) isRun(p string) bool {
+	if t.run.Path == "" {
+		return false
+	}
+	a, err1 := filepath.Abs(p)
+	b, err2 := filepath.Abs(t.run.Path)
+	return err1 == nil && err2 == nil && a == b
+}
+
+// forServers is the configuration that governs all of servers, or the run's
+// when they fall under different ones.
+func (t *configTree) forServers(servers []*deploy.Server) *config.Config {
+	var c *config.Config
+	for _, s := range servers {
+		sc := t.forFile(s.Span.File)
+		if c != nil && sc != c {
+			return t.run
+		}
+		c = sc
+	}
+	if c == nil {
+		return t.run
+	}
+	return c
+}
