@@ -10,18 +10,8 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/rules"
 )
-
-type jsonCheck struct {
-	Findings []jsonFinding `json:"findings"`
-	Servers  []jsonServer  `json:"servers"`
-	Errors   []jsonError   `json:"errors"`
-	// Suppressed are the findings a suppression or the baseline silenced:
-	// not in findings, not counted by the exit code.
-	Suppressed []jsonFinding `json:"suppressed"`
-	// Deployments group the servers (indexes into servers).
-	Deployments []jsonDeployment `json:"deployments"`
-}
 
 type jsonFinding struct {
 	Rule      string `json:"rule"`
@@ -84,41 +74,60 @@ type jsonError struct {
 	Message string `json:"message"`
 }
 
-// CheckJSON writes the result of `kvlint check --format json`.
+// CheckJSON writes the result of `kvlint check --format json`. Each finding
+// and server is converted to its JSON shape only as it is written, so the
+// report of a large repository never holds a second copy of the result.
+// Its members: findings, servers, errors, suppressed (the findings a
+// suppression or the baseline silenced: not in findings, not counted by the
+// exit code) and deployments (which group the servers, by index).
 func CheckJSON(w io.Writer, res *check.Result) error {
-	out := jsonCheck{Findings: []jsonFinding{}, Servers: []jsonServer{}, Errors: []jsonError{}, Suppressed: []jsonFinding{}, Deployments: deploymentsJSON(res)}
-	for _, f := range res.Findings {
-		jf := jsonFinding{
-			Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
-			File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
-			EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
-			Server: serverName(res, f.Server), Via: viaJSON(f.Via),
+	var active, suppressed []int // indexes into res.Findings
+	for i, f := range res.Findings {
+		if f.Suppression != nil {
+			suppressed = append(suppressed, i)
+		} else {
+			active = append(active, i)
 		}
-		if s := f.Suppression; s != nil {
-			jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
-			out.Suppressed = append(out.Suppressed, jf)
-			continue
-		}
-		out.Findings = append(out.Findings, jf)
 	}
-	for _, s := range res.Servers {
-		js := jsonServer{
-			File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col,
-			Engine: s.Engine, Role: s.Role, Name: s.Name,
-			Model: knownString(s.Model), GPU: knownString(s.GPU),
-			GPUCount: knownInt(s.GPUCount), Replicas: knownInt(s.Replicas),
-			Args: map[string]jsonArg{},
-		}
-		for _, name := range s.ArgNames() {
-			v := s.Args[name]
-			js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Inferred}
-		}
-		out.Servers = append(out.Servers, js)
+	deployments := deploymentsJSON(res)
+	return writeJSONArrays(w, []jsonArray{
+		{"findings", len(active), func(i int) any { return findingJSON(res, res.Findings[active[i]]) }},
+		{"servers", len(res.Servers), func(i int) any { return serverJSON(res.Servers[i]) }},
+		{"errors", len(res.Errors), func(i int) any { return errorJSON(res.Errors[i]) }},
+		{"suppressed", len(suppressed), func(i int) any { return findingJSON(res, res.Findings[suppressed[i]]) }},
+		{"deployments", len(deployments), func(i int) any { return deployments[i] }},
+	})
+}
+
+func findingJSON(res *check.Result, f rules.Finding) jsonFinding {
+	jf := jsonFinding{
+		Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
+		File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
+		EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
+		Server: serverName(res, f.Server), Via: viaJSON(f.Via),
 	}
-	for _, e := range res.Errors {
-		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})
+	if s := f.Suppression; s != nil {
+		jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
 	}
-	return writeJSON(w, out)
+	return jf
+}
+
+func serverJSON(s *deploy.Server) jsonServer {
+	js := jsonServer{
+		File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col,
+		Engine: s.Engine, Role: s.Role, Name: s.Name,
+		Model: knownString(s.Model), GPU: knownString(s.GPU),
+		GPUCount: knownInt(s.GPUCount), Replicas: knownInt(s.Replicas),
+		Args: make(map[string]jsonArg, len(s.Args)),
+	}
+	for name, v := range s.Args {
+		js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Inferred}
+	}
+	return js
+}
+
+func errorJSON(e *deploy.Error) jsonError {
+	return jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message}
 }
 
 type jsonCapacity struct {

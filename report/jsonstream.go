@@ -81,3 +81,50 @@ func writeJSONValue(bw *bufio.Writer, fv reflect.Value) error {
 	bw.WriteString("\n  ]")
 	return nil
 }
+
+// jsonArray is one member of a top-level object written by writeJSONArrays:
+// an array of n elements, each produced by at(i) only when it is written.
+type jsonArray struct {
+	name string
+	n    int
+	at   func(i int) any
+}
+
+// writeJSONArrays writes an object whose members are all arrays, as
+// writeJSON would write a struct of non-nil slices, byte for byte, without
+// the slices ever existing: each element is built, encoded and dropped.
+func writeJSONArrays(w io.Writer, members []jsonArray) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("{")
+	for k, m := range members {
+		if k > 0 {
+			bw.WriteString(",")
+		}
+		key, _ := json.Marshal(m.name)
+		bw.WriteString("\n  ")
+		bw.Write(key)
+		bw.WriteString(": ")
+		if m.n == 0 {
+			bw.WriteString("[]")
+			continue
+		}
+		bw.WriteString("[")
+		for j := range m.n {
+			if j > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			b, err := json.MarshalIndent(m.at(j), "    ", "  ")
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+		}
+		bw.WriteString("\n  ]")
+	}
+	if len(members) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}

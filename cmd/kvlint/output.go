@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -86,26 +87,24 @@ type checkRun struct {
 	verification *verify.Report
 }
 
-// render produces one format of the run in memory, so a file is written
-// whole or not at all.
-func (r checkRun) render(format string) ([]byte, error) {
-	var buf bytes.Buffer
+// render writes one format of the run to w.
+func (r checkRun) render(w io.Writer, format string) error {
 	var err error
 	switch format {
 	case "text":
 		if r.verification != nil {
-			err = report.VerifyText(&buf, r.res, r.verification)
+			err = report.VerifyText(w, r.res, r.verification)
 		} else {
-			err = report.CheckText(&buf, r.res)
+			err = report.CheckText(w, r.res)
 		}
 	case "json":
 		if r.verification != nil {
-			err = report.VerifyJSON(&buf, r.res, r.verification)
+			err = report.VerifyJSON(w, r.res, r.verification)
 		} else {
-			err = report.CheckJSON(&buf, r.res)
+			err = report.CheckJSON(w, r.res)
 		}
 	case "github":
-		err = report.CheckGitHub(&buf, r.res)
+		err = report.CheckGitHub(w, r.res)
 	case "sarif":
 		l := sarif.Log{
 			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers,
@@ -114,11 +113,11 @@ func (r checkRun) render(format string) ([]byte, error) {
 		if r.verification != nil {
 			l.ResultProperties = report.VerifyProperties(r.verification)
 		}
-		err = sarif.Write(&buf, l)
+		err = sarif.Write(w, l)
 	default:
 		err = fmt.Errorf("no renderer for format %q", format)
 	}
-	return buf.Bytes(), err
+	return err
 }
 
 // writeOutputs renders every output and writes it: files first, standard
@@ -129,17 +128,25 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 		return boolRank(a.path == "") - boolRank(b.path == "")
 	})
 	for _, o := range ordered {
-		data, err := r.render(o.format)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", o.format, err)
-		}
 		if o.path == "" {
-			if _, err := stdout.Write(data); err != nil {
+			// Standard output is streamed: the report of a large
+			// repository (tens of MB) is never held in memory whole.
+			bw := bufio.NewWriterSize(stdout, 64<<10)
+			if err := r.render(bw, o.format); err != nil {
+				return fmt.Errorf("writing %s: %w", o.format, err)
+			}
+			if err := bw.Flush(); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := os.WriteFile(o.path, data, 0o644); err != nil {
+		// A file is rendered in memory first, so it is written whole or
+		// not at all.
+		var buf bytes.Buffer
+		if err := r.render(&buf, o.format); err != nil {
+			return fmt.Errorf("writing %s: %w", o.format, err)
+		}
+		if err := os.WriteFile(o.path, buf.Bytes(), 0o644); err != nil {
 			// The file was named on the command line: a usage error (exit 2).
 			return usagef("writing the %s output: %v", o.format, err)
 		}
