@@ -77,8 +77,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
+	notes := noteLists{}
 	for i, s := range res.Servers {
 		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU))
+		notes.shareNotes(&res.Estimates[i])
 	}
 
 	settings := rules.Settings{Tenancy: deploy.TenancyMulti, ExpectedConcurrency: cfg.ExpectedConcurrency}
