@@ -103,12 +103,38 @@ func (w *merger) pairs(m *yaml.Node, out *[]Pair, depth int) {
 
 // Get returns the value under key in mapping m, or nil.
 func Get(m *yaml.Node, key string) *yaml.Node {
+	if v, ok := getPlain(Resolve(m), key); ok {
+		return v
+	}
 	for _, p := range Pairs(m) {
 		if p.Key.Value == key {
 			return p.Value
 		}
 	}
 	return nil
+}
+
+// getPlain is Get without building Pairs, for the common mapping that has
+// no merge key (ok is false when m has one, and Pairs must expand it). It
+// answers as Pairs would: the last of duplicate keys wins, and a mapping
+// too large for Pairs holds nothing.
+func getPlain(m *yaml.Node, key string) (v *yaml.Node, ok bool) {
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) > 2*maxPairs {
+		return nil, true
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := Resolve(m.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if k.Tag == "!!merge" || (k.Value == "<<" && k.Style == 0 && k.Tag != "!!str") {
+			return nil, false
+		}
+		if k.Value == key {
+			v = Resolve(m.Content[i+1])
+		}
+	}
+	return v, true
 }
 
 // Path follows keys through nested mappings.
