@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kvlint/kvlint/config"
@@ -69,22 +71,15 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 		}
 	}
 
+	found := scanFiles(order, formats)
 	byFile := map[string][]*suppression{}
 	var all []*suppression
-	for _, path := range order {
-		data, ok := readSmall(path)
-		if !ok {
+	for i, path := range order {
+		if found[i] == nil {
 			continue
 		}
-		if !bytes.Contains(data, []byte("kvlint")) {
-			// Every directive (kvlint:ignore) and annotation (kvlint.io/)
-			// names kvlint: a file that does not has none, and most files
-			// of a large repository are not worth tokenizing twice.
-			continue
-		}
-		found := scanFile(path, formats[path], data)
-		byFile[path] = found
-		all = append(all, found...)
+		byFile[path] = found[i]
+		all = append(all, found[i]...)
 	}
 	var entries []*suppression
 	if opt.Config != nil {
@@ -137,6 +132,45 @@ func spans(f *rules.Finding) []deploy.Span {
 		}
 	}
 	return out
+}
+
+// scanFiles reads and scans the files on every core; found[i] holds the
+// suppressions of paths[i] (nil when it has none or cannot be read), so the
+// order does not depend on which file is read first.
+func scanFiles(paths []string, formats map[string]Format) [][]*suppression {
+	found := make([][]*suppression, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(paths))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				found[i] = scanPath(paths[i], formats[paths[i]])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return found
+}
+
+// scanPath reads one file and finds its suppressions.
+func scanPath(path string, format Format) []*suppression {
+	data, ok := readSmall(path)
+	if !ok {
+		return nil
+	}
+	if !bytes.Contains(data, []byte("kvlint")) {
+		// Every directive (kvlint:ignore) and annotation (kvlint.io/)
+		// names kvlint: a file that does not has none, and most files
+		// of a large repository are not worth tokenizing twice.
+		return nil
+	}
+	return scanFile(path, format, data)
 }
 
 func readSmall(path string) ([]byte, bool) {
