@@ -229,38 +229,28 @@ func deref(n *yaml.Node) *yaml.Node {
 }
 
 // pyRepr renders a node as Python's repr() of its value.
-func pyRepr(n *yaml.Node, budget *int) string {
-	n = deref(n)
-	if *budget--; *budget < 0 {
-		return "..."
-	}
-	switch n.Kind {
-	case yaml.SequenceNode:
-		parts := make([]string, len(n.Content))
-		for i, c := range n.Content {
-			parts[i] = pyRepr(c, budget)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case yaml.MappingNode:
-		var parts []string
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			parts = append(parts, pyRepr(n.Content[i], budget)+": "+pyRepr(n.Content[i+1], budget))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case yaml.ScalarNode:
-		s := resolveScalar(n)
-		if s.kind == pyStr {
-			return pyQuote(s.text)
-		}
-		return s.text
-	}
-	return ""
-}
+func pyRepr(n *yaml.Node, budget *int) string { return pythonRepr.render(n, budget) }
 
 // jsonDumps renders a node as Python's json.dumps() of its value (default
 // separators ", " and ": ", ensure_ascii), which SGLang uses for a dict
 // value (server_args_config_parser.py L155-156).
-func jsonDumps(n *yaml.Node, budget *int) string {
+func jsonDumps(n *yaml.Node, budget *int) string { return pythonJSON.render(n, budget) }
+
+// pyRendering is what repr() and json.dumps() share: a list in [], a dict
+// in {} with ", " and ": " between items. They differ in how a scalar and
+// a dict key are written, and in what stands for a node with no value.
+type pyRendering struct {
+	scalar func(pyScalar) string
+	key    func(pyScalar) string
+	none   string
+}
+
+var (
+	pythonRepr = pyRendering{scalar: reprScalar, key: reprScalar, none: ""}
+	pythonJSON = pyRendering{scalar: jsonScalar, key: jsonKey, none: "null"}
+)
+
+func (r pyRendering) render(n *yaml.Node, budget *int) string {
 	n = deref(n)
 	if *budget--; *budget < 0 {
 		return "..."
@@ -269,45 +259,67 @@ func jsonDumps(n *yaml.Node, budget *int) string {
 	case yaml.SequenceNode:
 		parts := make([]string, len(n.Content))
 		for i, c := range n.Content {
-			parts[i] = jsonDumps(c, budget)
+			parts[i] = r.render(c, budget)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case yaml.MappingNode:
 		var parts []string
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := resolveScalar(deref(n.Content[i]))
-			key := k.text
-			switch k.kind {
-			case pyBool:
-				key = strings.ToLower(key)
-			case pyNone:
-				key = "null"
+			k := deref(n.Content[i])
+			var key string
+			if k.Kind == yaml.ScalarNode {
+				key = r.key(resolveScalar(k))
+			} else {
+				key = r.render(k, budget)
 			}
-			parts = append(parts, jsonString(key)+": "+jsonDumps(n.Content[i+1], budget))
+			parts = append(parts, key+": "+r.render(n.Content[i+1], budget))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case yaml.ScalarNode:
-		s := resolveScalar(n)
-		switch s.kind {
-		case pyStr:
-			return jsonString(s.text)
-		case pyBool:
-			return strings.ToLower(s.text)
-		case pyNone:
-			return "null"
-		case pyFloat:
-			switch s.text {
-			case "nan":
-				return "NaN"
-			case "inf":
-				return "Infinity"
-			case "-inf":
-				return "-Infinity"
-			}
-		}
-		return s.text
+		return r.scalar(resolveScalar(n))
 	}
-	return "null"
+	return r.none
+}
+
+func reprScalar(s pyScalar) string {
+	if s.kind == pyStr {
+		return pyQuote(s.text)
+	}
+	return s.text
+}
+
+// jsonKey is a dict key as json.dumps writes it: always a string, with
+// True/False/None spelled as JSON spells them.
+func jsonKey(s pyScalar) string {
+	key := s.text
+	switch s.kind {
+	case pyBool:
+		key = strings.ToLower(key)
+	case pyNone:
+		key = "null"
+	}
+	return jsonString(key)
+}
+
+func jsonScalar(s pyScalar) string {
+	switch s.kind {
+	case pyStr:
+		return jsonString(s.text)
+	case pyBool:
+		return strings.ToLower(s.text)
+	case pyNone:
+		return "null"
+	case pyFloat:
+		switch s.text {
+		case "nan":
+			return "NaN"
+		case "inf":
+			return "Infinity"
+		case "-inf":
+			return "-Infinity"
+		}
+	}
+	return s.text
 }
 
 // jsonString quotes s as json.dumps does with ensure_ascii=True.
