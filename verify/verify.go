@@ -73,29 +73,15 @@ type DeploymentReport struct {
 	Runs    []RunSummary   `json:"runs"`
 }
 
-// RunSummary is what one runtime run measured, in counts.
+// RunSummary is what one runtime run measured: the runtime's own counts,
+// plus what verify derives from them.
 type RunSummary struct {
-	Name              string     `json:"name"`
-	Faults            []rt.Fault `json:"faults"`
-	Requests          int        `json:"requests"`
-	OK                int        `json:"ok"`
-	Rejected          int        `json:"rejected"`
-	Aborted           int        `json:"aborted"`
-	TimedOut          int        `json:"timed_out"`
-	Cancelled         int        `json:"cancelled"`
-	Failed            int        `json:"failed"`
-	Unfinished        int        `json:"unfinished"`
-	Clipped           int        `json:"clipped"`
-	Retractions       int        `json:"retractions"`
-	RetractedRequests int        `json:"retracted_requests"`
-	Evictions         int        `json:"evictions"`
-	CrossTenantLeaks  int        `json:"cross_tenant_leaks"`
-	LeakingRequests   int        `json:"leaking_requests"`
-	ForeignReadPages  int        `json:"foreign_read_pages"`
-	IncorrectOutputs  int        `json:"incorrect_outputs"`
-	PeakRunning       int        `json:"peak_running"`
-	SimulatedTokens   int64      `json:"simulated_tokens"`
-	VirtualMs         int64      `json:"virtual_ms"`
+	Name   string     `json:"name"`
+	Faults []rt.Fault `json:"faults"`
+	rt.Summary
+	PeakRunning     int   `json:"peak_running"`
+	SimulatedTokens int64 `json:"simulated_tokens"`
+	VirtualMs       int64 `json:"virtual_ms"`
 }
 
 // job is one planned runtime run.
@@ -341,12 +327,7 @@ func runJobs(ctx context.Context, jobs []*job, opt Options) error {
 func summarize(name string, res *rt.Result) RunSummary {
 	s := res.Summary
 	rs := RunSummary{
-		Name: name, Faults: slices.Clone(res.Faults),
-		Requests: s.Requests, OK: s.OK, Rejected: s.Rejected, Aborted: s.Aborted, TimedOut: s.TimedOut,
-		Cancelled: s.Cancelled, Failed: s.Failed, Unfinished: s.Unfinished, Clipped: s.Clipped,
-		Retractions: s.Retractions, RetractedRequests: s.RetractedRequests, Evictions: s.Evictions,
-		CrossTenantLeaks: s.CrossTenantLeaks, LeakingRequests: s.LeakingRequests,
-		ForeignReadPages: s.ForeignReadPages, IncorrectOutputs: s.IncorrectOutputs,
+		Name: name, Faults: slices.Clone(res.Faults), Summary: s,
 		SimulatedTokens: s.PrefillTokens + s.DecodeTokens, VirtualMs: s.VirtualUs / 1000,
 	}
 	for _, w := range res.Workers {
