@@ -4,6 +4,8 @@ package limits
 
 import (
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 )
 
@@ -11,17 +13,61 @@ import (
 // modules are kilobytes; a larger file is reported, not read.
 const MaxFileSize = 16 << 20
 
-// ReadFile reads a file, refusing a directory and anything over MaxFileSize.
+// ReadFile reads a regular file, refusing a directory, anything else that is
+// not a regular file (a named pipe would block the read forever) and
+// anything over MaxFileSize. It opens the file once and asks the open file
+// what it is: one path lookup per file, which counts on a large repository.
 func ReadFile(p string) ([]byte, error) {
-	info, err := os.Stat(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|openNonBlocking, 0)
 	if err != nil {
 		return nil, err
 	}
-	if info.IsDir() {
-		return nil, errors.New("is a directory, expected a file")
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(info); err != nil {
+		return nil, err
 	}
 	if info.Size() > MaxFileSize {
 		return nil, errors.New("file is larger than 16 MiB; not read")
 	}
-	return os.ReadFile(p)
+	// The size may change under the read: read at most one byte past the
+	// limit, so a file that grew is still refused.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > MaxFileSize {
+			return nil, errors.New("file is larger than 16 MiB; not read")
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// regular says what a file that is not a regular file is.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("is a directory, expected a file")
+	case m&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe, not a regular file; not read")
+	case m&fs.ModeSocket != 0:
+		return errors.New("is a socket, not a regular file; not read")
+	case m&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file; not read")
+	}
+	return errors.New("is not a regular file; not read")
 }

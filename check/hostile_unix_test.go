@@ -1,0 +1,89 @@
+//go:build unix
+
+package check
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func init() {
+	hostileCases = append(hostileCases,
+		hostileCase{name: "named pipe", file: "pipe.yaml", message: "is a named pipe, not a regular file; not read",
+			setup: func(t *testing.T, dir string, _ *Options) []string {
+				// With no writer, reading a named pipe waits forever.
+				p := filepath.Join(dir, "pipe.yaml")
+				if err := syscall.Mkfifo(p, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p}
+			}},
+		hostileCase{name: "unreadable file", file: "secret.yaml", message: "permission denied", asUser: true,
+			setup: func(t *testing.T, dir string, _ *Options) []string {
+				p := writeFile(t, filepath.Join(dir, "secret.yaml"), []byte("kind: Pod\n"))
+				if err := os.Chmod(p, 0); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p}
+			}},
+	)
+	runAsUser = runAsNobody
+}
+
+// nobody is the unprivileged user a root test run drops to.
+const nobody = 65534
+
+// runAsNobody runs the current subtest again in a copy of the test binary as
+// nobody. Root reads a file whatever its mode, so a file root cannot read
+// does not exist; CI runs as root, and the case must still be tested there.
+func runAsNobody(t *testing.T) {
+	t.Helper()
+	// A directory nobody can enter, holding what the child needs: the
+	// test binary and the good neighbour (the repository may be closed
+	// to other users).
+	dir, err := os.MkdirTemp("", "kvlint-hostile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "check.test")
+	copyFile(t, self, bin, 0o755)
+	neighbour := filepath.Join(dir, "small.sh")
+	copyFile(t, goodNeighbour, neighbour, 0o644)
+
+	run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
+	cmd := exec.Command(bin, "-test.run="+run, "-test.v")
+	cmd.Dir = dir
+	cmd.Env = []string{neighbourEnv + "=" + neighbour, "TMPDIR=" + os.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as uid %d: %v\n%s", nobody, err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("as uid %d the case did not run:\n%s", nobody, out)
+	}
+	t.Logf("ran as uid %d", nobody)
+}
+
+func copyFile(t *testing.T, from, to string, mode os.FileMode) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, mode); err != nil {
+		t.Fatal(err)
+	}
+}
