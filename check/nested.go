@@ -41,11 +41,28 @@ func (t *configTree) forFile(file string) *config.Config {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.forDir(dir)
+}
+
+// forDir is the configuration that governs the files of dir (absolute): its
+// own .kvlint.yaml, else its parent's answer. Every directory's answer is
+// kept, so a repository of many directories costs one look per directory,
+// not one per directory above each file. t.mu is held.
+func (t *configTree) forDir(dir string) *config.Config {
 	if c, ok := t.byDir[dir]; ok {
 		return c
 	}
 	c := t.run
-	if p, err := config.Nearest(dir); err == nil && p != "" && !t.isRun(p) {
+	p, err := config.InDir(dir)
+	switch {
+	case err != nil:
+		// Cannot tell what is here: the run's configuration, as for a
+		// file that does not load.
+	case p == "":
+		if parent := filepath.Dir(dir); parent != dir {
+			c = t.forDir(parent)
+		}
+	case !t.isRun(p):
 		if loaded, err := config.Load(p); err == nil {
 			c = loaded
 		} else {

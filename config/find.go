@@ -27,18 +27,23 @@ func FindFor(dir string, paths []string) (*Config, error) {
 	return Find(dir)
 }
 
-// Nearest returns the path of the first .kvlint.yaml in dir and its parents,
-// or "" when there is none.
-func Nearest(dir string) (string, error) { return lookUp(dir) }
+// InDir returns the path of the .kvlint.yaml in dir itself, or "" when
+// there is none (or it cannot be seen).
+func InDir(dir string) (string, error) {
+	p := filepath.Join(dir, FileName)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+		return "", err
+	}
+	return "", nil
+}
 
 // lookUp returns the first .kvlint.yaml in dir and its parents, or "".
 func lookUp(dir string) (string, error) {
 	for {
-		p := filepath.Join(dir, FileName)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-			return "", err
+		if p, err := InDir(dir); p != "" || err != nil {
+			return p, err
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
