@@ -74,6 +74,9 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
+	// Taken out now so that nothing holds parsed (its Services) past the
+	// grouping: a use after the rules would keep it live through them.
+	unmarked := parsed.Unmarked
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
@@ -98,7 +101,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 		return nil, err
 	}
 	res.Findings = findings
-	if err := suppressFindings(ctx, engine, res, files, cfg, opt); err != nil {
+	if err := suppressFindings(ctx, engine, res, files, unmarked, cfg, opt); err != nil {
 		return nil, err
 	}
 	sortErrors(res.Errors)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -19,9 +18,9 @@ import (
 // baseline silence, and adds the KV00x findings about the suppressions
 // themselves. Nothing is dropped: reporters and the exit code skip findings
 // whose Suppression is set.
-func suppressFindings(ctx context.Context, engine *rules.Engine, res *Result, files []parsers.File, cfg *config.Config, opt Options) error {
+func suppressFindings(ctx context.Context, engine *rules.Engine, res *Result, files []parsers.File, unmarked []bool, cfg *config.Config, opt Options) error {
 	facts := suppress.Apply(res.Findings, suppress.Options{
-		Files:  suppressFiles(files),
+		Files:  suppressFiles(files, unmarked),
 		Config: cfg,
 		Now:    opt.Now,
 		Errors: res.Errors,
@@ -51,17 +50,15 @@ func suppressFindings(ctx context.Context, engine *rules.Engine, res *Result, fi
 const maxSuppressFiles = 2000
 
 // suppressFiles lists the files whose suppressions are read: every file the
-// run checked, and for an input that is a directory (a chart, a module), the
-// files in it that have comments kvlint can read.
-func suppressFiles(files []parsers.File) []suppress.File {
+// run checked (those the parse found unmarked are marked so, and not read
+// again: on a large repository that is most files), and for an input that
+// is a directory (a chart, a module), the files in it that have comments
+// kvlint can read.
+func suppressFiles(files []parsers.File, unmarked []bool) []suppress.File {
 	var out []suppress.File
-	for _, f := range files {
-		info, err := os.Stat(f.Path)
-		if err != nil {
-			continue
-		}
-		if !info.IsDir() {
-			out = append(out, suppress.File{Path: f.Path, Format: formatOf(f)})
+	for i, f := range files {
+		if f.Kind != parsers.KindHelm && f.Kind != parsers.KindTerraform {
+			out = append(out, suppress.File{Path: f.Path, Format: formatOf(f), Unmarked: i < len(unmarked) && unmarked[i]})
 			continue
 		}
 		n := 0

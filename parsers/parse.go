@@ -12,7 +12,6 @@ import (
 	"github.com/kvlint/kvlint/parsers/flags"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/parsers/shell"
-	"github.com/kvlint/kvlint/parsers/terraform"
 )
 
 // Options are settings from the command line that reach the parsers.
@@ -38,33 +37,33 @@ func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Opt
 
 // parseWith is ParseWith without its guard (guard.go).
 func parseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
-	if f.Kind == KindTerraform {
-		return terraform.ParseModule(f.Path, terraformOptions(opt))
-	}
-	if f.Kind == KindHelm {
-		p := parseHelm(f, opt)
-		return p.Servers, p.Errors
-	}
-	data, err := readBounded(f.Path)
-	if err != nil {
-		return nil, []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: describeFSError(err)}}
-	}
+	p := parseAllWith(f, opt)
+	return p.Servers, p.Errors
+}
+
+// parseText parses a file kvlint reads whole, whose text is data.
+func parseText(f File, data []byte) Parsed {
 	read := ReadBeside(f.Path)
+	var s []*deploy.Server
+	var e []*deploy.Error
 	switch f.Kind {
 	case KindShell:
-		return shell.Parse(f.Path, data, read)
+		s, e = shell.Parse(f.Path, data, read)
 	case KindDockerfile:
-		return dockerfile.Parse(f.Path, data, read)
+		s, e = dockerfile.Parse(f.Path, data, read)
 	case KindCompose:
-		return compose.Parse(f.Path, data, read)
+		s, e = compose.Parse(f.Path, data, read)
 	case KindKubernetes:
-		return k8s.Parse(f.Path, data, read)
+		m := k8s.ParseManifest(f.Path, data, read)
+		return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 	case KindHelmValues:
-		return parseHelmValues(f, data)
+		s, e = parseHelmValues(f, data)
 	case KindUnsupported:
-		return nil, []*deploy.Error{unsupported(f.Path, data)}
+		e = []*deploy.Error{unsupported(f.Path, data)}
+	default:
+		e = []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
 	}
-	return nil, []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
+	return Parsed{Servers: s, Errors: e}
 }
 
 // ParseFiles parses files on every core and returns servers and errors in

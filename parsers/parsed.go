@@ -1,11 +1,12 @@
 package parsers
 
 import (
+	"bytes"
 	"runtime"
 	"sync"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s"
+	"github.com/kvlint/kvlint/parsers/terraform"
 )
 
 // Parsed is what a set of files holds: the servers they launch, the
@@ -15,26 +16,37 @@ type Parsed struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
 	Errors   []*deploy.Error
+	// Unmarked[i] is true when the i-th file parsed was read whole and its
+	// text never names kvlint (DirectiveMarker): it holds no suppression,
+	// so the suppression step need not read it again. False for a chart or
+	// a module (directories) and for a file that could not be read.
+	Unmarked []bool
 }
+
+// DirectiveMarker is in every directive kvlint reads from a file: the
+// kvlint:ignore comments and the kvlint.io/ annotations. A file whose text
+// does not contain it has none.
+const DirectiveMarker = "kvlint"
 
 // ParseAll is Parse that also returns the Services a manifest defines.
 func ParseAll(f File) Parsed { return ParseAllWith(f, Options{}) }
 
 // parseAllWith is ParseAllWith without its guard (guard.go).
 func parseAllWith(f File, opt Options) Parsed {
-	if f.Kind == KindHelm {
+	switch f.Kind {
+	case KindHelm:
 		return parseHelm(f, opt)
-	}
-	if f.Kind != KindKubernetes {
-		s, e := parseWith(f, opt)
+	case KindTerraform:
+		s, e := terraform.ParseModule(f.Path, terraformOptions(opt))
 		return Parsed{Servers: s, Errors: e}
 	}
 	data, err := readBounded(f.Path)
 	if err != nil {
 		return Parsed{Errors: []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: describeFSError(err)}}}
 	}
-	m := k8s.ParseManifest(f.Path, data, ReadBeside(f.Path))
-	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
+	p := parseText(f, data)
+	p.Unmarked = []bool{!bytes.Contains(data, []byte(DirectiveMarker))}
+	return p
 }
 
 // ParseFileSet parses files on every core and returns everything in file
@@ -60,11 +72,12 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 	}
 	close(jobs)
 	wg.Wait()
-	var all Parsed
-	for _, p := range out {
+	all := Parsed{Unmarked: make([]bool, len(files))}
+	for i, p := range out {
 		all.Servers = append(all.Servers, p.Servers...)
 		all.Services = append(all.Services, p.Services...)
 		all.Errors = append(all.Errors, p.Errors...)
+		all.Unmarked[i] = len(p.Unmarked) == 1 && p.Unmarked[0]
 	}
 	return all
 }

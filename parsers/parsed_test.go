@@ -36,3 +36,27 @@ func TestParseFileSetKeepsServicesAndOrder(t *testing.T) {
 		t.Errorf("an unreadable manifest: errors %v", missing.Errors)
 	}
 }
+
+// Unmarked tells the suppression step which files it need not read again:
+// only a file read whole whose text never names kvlint.
+func TestParseFileSetUnmarked(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"a.sh":   "#!/bin/sh\n# kvlint:ignore KV101\npython3 -m sglang.launch_server --model-path m\n",
+		"b.sh":   "#!/bin/sh\npython3 -m sglang.launch_server --model-path m\n",
+		"c.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {kvlint.io/ignore: KV101}\n",
+		"d.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+	})
+	files, _ := Discover([]string{root}, &Ignore{})
+	files = append(files, File{Path: filepath.Join(root, "gone.sh"), Kind: KindShell}, File{Path: root, Kind: KindTerraform})
+	p := ParseFileSet(files)
+	want := []bool{false, true, false, true, false, false} // a, b, c, d (read, if broken), gone, a module
+	if len(p.Unmarked) != len(want) {
+		t.Fatalf("Unmarked %v for %d files", p.Unmarked, len(files))
+	}
+	for i := range want {
+		if p.Unmarked[i] != want[i] {
+			t.Errorf("%s: Unmarked %v, want %v", files[i].Path, p.Unmarked[i], want[i])
+		}
+	}
+}

@@ -22,6 +22,10 @@ import (
 type File struct {
 	Path   string
 	Format Format
+	// Unmarked is set when the caller has read the file and its text never
+	// names kvlint (parsers.DirectiveMarker): it holds no suppression, and
+	// it is not read again even when findings point into it.
+	Unmarked bool
 }
 
 // Options are what Apply needs besides the findings.
@@ -54,6 +58,7 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 		now = time.Now()
 	}
 	formats := map[string]Format{}
+	unmarked := map[string]bool{}
 	var order []string
 	addFile := func(path string, f Format) {
 		path = filepath.Clean(path)
@@ -64,6 +69,9 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 	}
 	for _, f := range opt.Files {
 		addFile(f.Path, f.Format)
+		if f.Unmarked {
+			unmarked[filepath.Clean(f.Path)] = true
+		}
 	}
 	for i := range findings {
 		for _, sp := range spans(&findings[i]) {
@@ -71,7 +79,7 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 		}
 	}
 
-	found := scanFiles(order, formats)
+	found := scanFiles(order, formats, unmarked)
 	byFile := map[string][]*suppression{}
 	var all []*suppression
 	for i, path := range order {
@@ -137,7 +145,7 @@ func spans(f *rules.Finding) []deploy.Span {
 // scanFiles reads and scans the files on every core; found[i] holds the
 // suppressions of paths[i] (nil when it has none or cannot be read), so the
 // order does not depend on which file is read first.
-func scanFiles(paths []string, formats map[string]Format) [][]*suppression {
+func scanFiles(paths []string, formats map[string]Format, unmarked map[string]bool) [][]*suppression {
 	found := make([][]*suppression, len(paths))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -146,7 +154,9 @@ func scanFiles(paths []string, formats map[string]Format) [][]*suppression {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				found[i] = scanPath(paths[i], formats[paths[i]])
+				if !unmarked[paths[i]] {
+					found[i] = scanPath(paths[i], formats[paths[i]])
+				}
 			}
 		}()
 	}
@@ -164,7 +174,7 @@ func scanPath(path string, format Format) []*suppression {
 	if !ok {
 		return nil
 	}
-	if !bytes.Contains(data, []byte("kvlint")) {
+	if !bytes.Contains(data, []byte(parsers.DirectiveMarker)) {
 		// Every directive (kvlint:ignore) and annotation (kvlint.io/)
 		// names kvlint: a file that does not has none, and most files
 		// of a large repository are not worth tokenizing twice.

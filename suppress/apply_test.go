@@ -111,7 +111,7 @@ echo
 		finding("KV104", k8s, 30),  // 8: outside the objects whose annotation names KV104
 	}
 	now := time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)
-	files := []File{{sh, FormatShell}, {k8s, FormatYAML}, {whole, FormatYAML}, {broken, FormatShell}}
+	files := []File{{Path: sh, Format: FormatShell}, {Path: k8s, Format: FormatYAML}, {Path: whole, Format: FormatYAML}, {Path: broken, Format: FormatShell}}
 	facts := Apply(findings, Options{
 		Files: files, Config: cfg, Now: now,
 		Errors: []*deploy.Error{{Span: deploy.Span{File: broken, Line: 1}}},
@@ -192,9 +192,25 @@ func TestApplyUntilIsInclusive(t *testing.T) {
 		{time.Date(2026, 7, 1, 0, 30, 0, 0, time.UTC), false},
 	} {
 		fs := []rules.Finding{finding("KV101", f, 1)}
-		Apply(fs, Options{Files: []File{{f, FormatShell}}, Config: cfg, Now: tt.now})
+		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell}}, Config: cfg, Now: tt.now})
 		if (fs[0].Suppression != nil) != tt.suppressed {
 			t.Errorf("at %v: suppressed %v, want %v", tt.now, fs[0].Suppression != nil, tt.suppressed)
+		}
+	}
+}
+
+// A file the caller marks Unmarked has been read already and names no
+// kvlint directive: Apply takes the caller's word and does not read it
+// again, even for a finding inside it. (Here the caller is wrong on
+// purpose, so that a read would show.)
+func TestUnmarkedFileIsNotReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "serve.sh", "#!/bin/sh\n# kvlint:ignore KV101 -- sized on purpose\npython3 -m sglang.launch_server --max-total-tokens 4096\n")
+	for _, unmarked := range []bool{false, true} {
+		fs := []rules.Finding{finding("KV101", f, 3)}
+		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell, Unmarked: unmarked}}})
+		if suppressed := fs[0].Suppression != nil; suppressed == unmarked {
+			t.Errorf("Unmarked %v: suppressed %v", unmarked, suppressed)
 		}
 	}
 }
