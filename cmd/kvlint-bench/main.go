@@ -5,6 +5,7 @@
 // manifests. It prints the ratios and writes them to docs/PERFORMANCE.md.
 //
 //	go run ./cmd/kvlint-bench -kvlint bin/kvlint -conftest /path/to/conftest -sizes 5000,50000
+//	go run ./cmd/kvlint-bench generate DIR 50000    # keep one repository, to profile
 //
 // Each tool runs as a subprocess, so its peak memory is the kernel's
 // maximum resident set size (rusage ru_maxrss) of that process.
@@ -32,6 +33,15 @@ func main() {
 		parseOnly(os.Args[2])
 		return
 	}
+	if len(os.Args) == 4 && os.Args[1] == "generate" {
+		// Keeps a repository for profiling: kvlint-bench generate DIR FILES.
+		n, err := strconv.Atoi(os.Args[3])
+		must(err)
+		st, err := benchrepo.Generate(os.Args[2], n, 42)
+		must(err)
+		fmt.Printf("%d files (%d MB) in %s\n", st.Files, st.Bytes>>20, os.Args[2])
+		return
+	}
 	kvlint := flag.String("kvlint", "bin/kvlint", "the kvlint binary to measure")
 	conftest := flag.String("conftest", "", "the conftest binary; empty skips the comparison")
 	conftestVersion := flag.String("conftest-version", "", "conftest's version, for the report")
@@ -48,7 +58,11 @@ func main() {
 		must(err)
 		rows = append(rows, measureSize(n, *kvlint, self, *conftest))
 	}
-	report := render(rows, *conftest != "", *conftestVersion, *command)
+	notes := ""
+	if *out != "" {
+		notes = handNotes(*out)
+	}
+	report := render(rows, *conftest != "", *conftestVersion, *command, notes)
 	fmt.Print(report)
 	if *out != "" {
 		must(os.WriteFile(*out, []byte(report), 0o644))
@@ -75,6 +89,7 @@ type row struct {
 	check      run
 	parse      run
 	conftest   run
+	checkK8s   run // kvlint check on the files conftest reads
 	kubernetes int
 }
 
@@ -94,10 +109,13 @@ func measureSize(n int, kvlint, self, conftest string) row {
 		policy := filepath.Join(dir, "policy")
 		must(os.MkdirAll(policy, 0o755))
 		must(os.WriteFile(filepath.Join(policy, "kv101.rego"), []byte(conftestPolicy), 0o644))
-		r.conftest = measure(conftest, "test", "--no-color", "--policy", policy, filepath.Join(dir, benchrepo.KubernetesDir))
+		k8s := filepath.Join(dir, benchrepo.KubernetesDir)
+		r.conftest = measure(conftest, "test", "--no-color", "--policy", policy, k8s)
+		r.checkK8s = measure(kvlint, "check", "--format", "json", k8s)
 	}
-	fmt.Fprintf(os.Stderr, "  check %s %d MiB, parse-only %s, conftest %s\n",
-		r.check.wall.Round(time.Millisecond), r.check.maxRSS>>20, r.parse.wall.Round(time.Millisecond), r.conftest.wall.Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "  check %s %d MiB, parse-only %s, conftest %s, check on its files %s\n",
+		r.check.wall.Round(time.Millisecond), r.check.maxRSS>>20, r.parse.wall.Round(time.Millisecond),
+		r.conftest.wall.Round(time.Millisecond), r.checkK8s.wall.Round(time.Millisecond))
 	return r
 }
 
@@ -126,7 +144,7 @@ func tail(s string) string {
 	return s
 }
 
-func render(rows []row, withConftest bool, conftestVersion, command string) string {
+func render(rows []row, withConftest bool, conftestVersion, command, notes string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\nProduced by `%s` on %s/%s, %d cores (GOMAXPROCS), %s.\n\n",
 		command, runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
@@ -138,36 +156,73 @@ Terraform module per 2,500. Each tool runs once as a subprocess after a
 warm-up run that fills the page cache; peak memory is the process's maximum
 resident set size (rusage). "parse-only" is discovery and parsing of the
 same files with no rules (` + "`kvlint-bench parse-only DIR`" + `).
-` + "`kvlint check`" + ` reads the whole repository; conftest reads only its k8s/ directory
-(the Kubernetes manifests), with a policy equivalent to KV101 (pool smaller
-than the context window).
+conftest reads the repository's k8s/ directory (the Kubernetes manifests)
+with a policy equivalent to KV101 (pool smaller than the context window);
+kvlint check runs again on that same directory, with all its rules, for the
+comparison on the same files.
 
 `)
 	b.WriteString("| files | kvlint check | peak memory | parse-only | check / parse-only |")
 	if withConftest {
-		b.WriteString(" conftest (k8s/ only) | conftest / check |")
+		b.WriteString(" k8s/ files | kvlint check k8s/ | conftest k8s/ | conftest / kvlint, same files |")
 	}
 	b.WriteString("\n|---:|---:|---:|---:|---:|")
 	if withConftest {
-		b.WriteString("---:|---:|")
+		b.WriteString("---:|---:|---:|---:|")
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %d | %s | %d MiB | %s | %.2f× |", r.files, secs(r.check.wall), r.check.maxRSS>>20,
 			secs(r.parse.wall), r.check.wall.Seconds()/r.parse.wall.Seconds())
 		if withConftest {
-			fmt.Fprintf(&b, " %s (%d files) | %.1f× |", secs(r.conftest.wall), r.kubernetes, r.conftest.wall.Seconds()/r.check.wall.Seconds())
+			fmt.Fprintf(&b, " %d | %s | %s | %.1f× |", r.kubernetes, secs(r.checkK8s.wall), secs(r.conftest.wall),
+				r.conftest.wall.Seconds()/r.checkK8s.wall.Seconds())
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nTargets: kvlint check at least 5× faster than conftest, within 2× of the parse-only floor, under 300 MiB at 50,000 files.\n")
+	b.WriteString("\nTargets: kvlint check at least 5× faster than conftest on the same files, within 2× of the parse-only floor, under 300 MiB at 50,000 files. In this run:\n\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %d files: %s; %s", r.files,
+			verdict(r.check.wall.Seconds()/r.parse.wall.Seconds() <= 2, "%.2f× the parse-only floor", r.check.wall.Seconds()/r.parse.wall.Seconds()),
+			verdict(r.check.maxRSS < 300<<20 || r.files < 50000, "%d MiB peak", r.check.maxRSS>>20))
+		if withConftest {
+			ratio := r.conftest.wall.Seconds() / r.checkK8s.wall.Seconds()
+			fmt.Fprintf(&b, "; %s", verdict(ratio >= 5, "%.1f× faster than conftest", ratio))
+		}
+		b.WriteString(".\n")
+	}
 	if withConftest {
 		fmt.Fprintf(&b, "\nconftest %s, installed with `go install github.com/open-policy-agent/conftest@%s`.\n", conftestVersion, conftestVersion)
 	} else {
 		b.WriteString("\nconftest was not measured in this run (no -conftest binary was given).\n")
 	}
 	b.WriteString("\nThe policy conftest ran:\n\n```rego\n" + conftestPolicy + "```\n")
+	b.WriteString("\n" + notesMarker + "\n")
+	b.WriteString(notes)
 	return b.String()
+}
+
+// notesMarker starts the part of the report written by hand (what the
+// numbers mean, what changed since the last run); make bench keeps it.
+const notesMarker = "<!-- Written by hand below this line; make bench keeps it. -->"
+
+// handNotes returns the hand-written part of an earlier report, "" when
+// there is none.
+func handNotes(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	_, notes, _ := strings.Cut(string(data), notesMarker+"\n")
+	return notes
+}
+
+// verdict renders a measurement and whether it meets its target.
+func verdict(met bool, format string, args ...any) string {
+	if met {
+		return fmt.Sprintf(format, args...) + " (met)"
+	}
+	return fmt.Sprintf(format, args...) + " (**missed**)"
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
