@@ -138,3 +138,29 @@ func TestLoadErrors(t *testing.T) {
 		t.Error("Load of a missing file succeeded")
 	}
 }
+
+// A baseline that cannot be used is reported at the place to fix.
+func TestLoadErrorsArePlaced(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ text, want string }{
+		{"{\n  \"tool\": \"kvlint\",\n", "b.json:2:20: not a kvlint baseline: unexpected EOF"},
+		{"{\"findings\": \"no\"}", "b.json:1:14: not a kvlint baseline: findings must be an array, not a JSON string"},
+		{"{\"tool\": \"kvlint\", \"version\": 1,\n \"extra\": 1}", `b.json:2:2: not a kvlint baseline: unknown field "extra"`},
+		{"{\"tool\": \"kvlint\", \"version\": \"1\"}", "b.json:1:31: not a kvlint baseline: version must be a number, not a JSON string"},
+		{"{\"tool\": \"kvlint\", \"version\": true}", "b.json:1:31: not a kvlint baseline: version must be a number, not a JSON bool"},
+		{"{\"tool\": \"kvlint\", \"version\": 99}", "b.json:1:20: tool \"kvlint\" version 99, want a kvlint baseline of version 1"},
+		{"{\"tool\": \"kvlint\",\n \"version\": 1, ]", "b.json:2:16: not a kvlint baseline: invalid character ']'"},
+	} {
+		p := filepath.Join(dir, "b.json")
+		if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, tc.want)) {
+			t.Errorf("Load(%q) = %v, want %s…", tc.text, err, tc.want)
+		}
+	}
+	if _, err := Load(dir); err == nil || err.Error() != dir+": is a directory, expected a file" {
+		t.Errorf("Load(dir) = %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -63,10 +65,10 @@ func (t *configTree) forDir(dir string) *config.Config {
 			c = t.forDir(parent)
 		}
 	case !t.isRun(p):
-		if loaded, err := config.Load(p); err == nil {
+		if loaded, err := config.Load(relative(p)); err == nil {
 			c = loaded
 		} else {
-			t.errs = append(t.errs, &deploy.Error{Span: deploy.Span{File: p}, Message: err.Error()})
+			t.errs = append(t.errs, asError(p, err))
 		}
 	}
 	t.byDir[dir] = c
@@ -97,4 +99,27 @@ func (t *configTree) forServers(servers []*deploy.Server) *config.Config {
 		return t.run
 	}
 	return c
+}
+
+// asError is a configuration's error as a diagnostic: config.Load places
+// its errors; anything else is about the file as a whole.
+func asError(file string, err error) *deploy.Error {
+	var de *deploy.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	return &deploy.Error{Span: deploy.Span{File: file}, Message: err.Error()}
+}
+
+// relative names an absolute path from the working directory when it lies
+// below it, as the paths a user gives are named in diagnostics.
+func relative(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return p
 }

@@ -4,16 +4,16 @@ package config
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/limits"
 )
 
 // FileName is the name kvlint looks for in the working directory and its parents.
@@ -80,11 +80,12 @@ func Find(dir string) (*Config, error) {
 }
 
 // Load reads one configuration file. Unknown keys are errors, so a typo
-// (`tennancy:`) is not silently ignored.
+// (`tennancy:`) is not silently ignored. Errors are *deploy.Error at the
+// place in the file that must change.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", describeReadError(err))
 	}
 	c, err := Parse(path, data)
 	if err != nil {
@@ -95,16 +96,41 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes configuration text; name is used in error messages.
+// describeReadError is a read error without the path the span names.
+func describeReadError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}
+
+// Parse decodes configuration text; name is the file it came from. Errors
+// are *deploy.Error at the place in the text they are about.
 func Parse(name string, data []byte) (*Config, error) {
+	src := yamlsrc.NewSource(name, data)
+	docs, errs := src.Documents()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	var root *yaml.Node
+	for _, d := range docs {
+		if d.Root == nil {
+			continue
+		}
+		if root != nil {
+			return nil, deploy.Errorf(src.LineSpan(d.Line), "%s holds one YAML document; this is a second one", FileName)
+		}
+		root = d.Root
+	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, positioned(src, root, err)
 	}
 	if err := c.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, positioned(src, root, err)
 	}
 	return &c, nil
 }
@@ -113,10 +139,10 @@ func (c *Config) validate() error {
 	switch c.Tenancy {
 	case "", deploy.TenancyMulti, deploy.TenancySingle:
 	default:
-		return fmt.Errorf("tenancy must be %q or %q, not %q", deploy.TenancyMulti, deploy.TenancySingle, c.Tenancy)
+		return fieldErrorf([]string{"tenancy"}, "tenancy must be %q or %q, not %q", deploy.TenancyMulti, deploy.TenancySingle, c.Tenancy)
 	}
 	if c.ExpectedConcurrency < 0 {
-		return fmt.Errorf("expected_concurrency must not be negative, got %d", c.ExpectedConcurrency)
+		return fieldErrorf([]string{"expected_concurrency"}, "expected_concurrency must not be negative, got %d", c.ExpectedConcurrency)
 	}
 	return c.validateIsolation()
 }

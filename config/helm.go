@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -63,13 +62,13 @@ func (rs *HelmReleases) UnmarshalYAML(n *yaml.Node) error {
 		*rs = out
 		return nil
 	}
-	return fmt.Errorf("line %d: a helm chart entry is a mapping with values, set, release and namespace, or a list of them", n.Line)
+	return nodeErrorf(n, "a helm chart entry is a mapping with values, set, release and namespace, or a list of them")
 }
 
 // UnmarshalYAML reads one release, rejecting unknown keys.
 func (r *HelmRelease) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: a helm release is a mapping with values, set, release and namespace", n.Line)
+		return nodeErrorf(n, "a helm release is a mapping with values, set, release and namespace")
 	}
 	*r = HelmRelease{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -90,13 +89,13 @@ func (r *HelmRelease) UnmarshalYAML(n *yaml.Node) error {
 			}
 			for _, s := range list {
 				if !strings.Contains(s.Value, "=") {
-					return fmt.Errorf("line %d: set entries are key=value, not %q", s.Line, s.Value)
+					return nodeErrorf(s, "set entries are key=value, not %q", s.Value)
 				}
 				r.Set = append(r.Set, HelmSet{Expr: s.Value, Line: s.Line, Column: s.Column})
 			}
 		case "release", "namespace":
 			if v.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: %s must be a name", v.Line, k.Value)
+				return nodeErrorf(v, "%s must be a name", k.Value)
 			}
 			if k.Value == "release" {
 				r.Release = strings.TrimSpace(v.Value)
@@ -104,7 +103,7 @@ func (r *HelmRelease) UnmarshalYAML(n *yaml.Node) error {
 				r.Namespace = strings.TrimSpace(v.Value)
 			}
 		default:
-			return fmt.Errorf("line %d: unknown key %q in a helm release (values, set, release, namespace)", k.Line, k.Value)
+			return nodeErrorf(k, "unknown key %q in a helm release (values, set, release, namespace)", k.Value)
 		}
 	}
 	return nil
@@ -118,12 +117,12 @@ func stringList(v *yaml.Node, key string) ([]*yaml.Node, error) {
 	case yaml.SequenceNode:
 		for _, it := range v.Content {
 			if it.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: %s must be a list of strings", it.Line, key)
+				return nil, nodeErrorf(it, "%s must be a list of strings", key)
 			}
 		}
 		return v.Content, nil
 	}
-	return nil, fmt.Errorf("line %d: %s must be a list of strings", v.Line, key)
+	return nil, nodeErrorf(v, "%s must be a list of strings", key)
 }
 
 // HelmFor returns the releases configured for the chart at chartPath (as

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -46,7 +45,7 @@ var ruleIDPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_-]{0,30}[0-9]$`)
 // the entry is, so findings about it can point there.
 func (e *IgnoreEntry) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: an ignore entry is a mapping with path, rules, reason and until", n.Line)
+		return nodeErrorf(n, "an ignore entry is a mapping with path, rules, reason and until")
 	}
 	*e = IgnoreEntry{Line: n.Line, Column: n.Column}
 	if len(n.Content) > 0 {
@@ -56,13 +55,13 @@ func (e *IgnoreEntry) UnmarshalYAML(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if seen[k.Value] {
-			return fmt.Errorf("line %d: %s is given twice in this ignore entry", k.Line, k.Value)
+			return nodeErrorf(k, "%s is given twice in this ignore entry", k.Value)
 		}
 		seen[k.Value] = true
 		switch k.Value {
 		case "path":
 			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
-				return fmt.Errorf("line %d: path must be a non-empty pattern", v.Line)
+				return nodeErrorf(v, "path must be a non-empty pattern")
 			}
 			e.Path = strings.TrimSpace(v.Value)
 		case "rules":
@@ -71,21 +70,21 @@ func (e *IgnoreEntry) UnmarshalYAML(n *yaml.Node) error {
 			}
 		case "reason":
 			if v.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: reason must be text", v.Line)
+				return nodeErrorf(v, "reason must be text")
 			}
 			e.Reason = strings.TrimSpace(v.Value)
 		case "until":
 			t, err := time.Parse(DateLayout, strings.TrimSpace(v.Value))
 			if v.Kind != yaml.ScalarNode || err != nil {
-				return fmt.Errorf("line %d: until must be a date written YYYY-MM-DD, not %q", v.Line, v.Value)
+				return nodeErrorf(v, "until must be a date written YYYY-MM-DD, not %q", v.Value)
 			}
 			e.Until = t
 		default:
-			return fmt.Errorf("line %d: field %s not found in an ignore entry (path, rules, reason, until)", k.Line, k.Value)
+			return nodeErrorf(k, "unknown key %q in an ignore entry (path, rules, reason, until)", k.Value)
 		}
 	}
 	if e.Path == "" {
-		return fmt.Errorf("line %d: an ignore entry needs a path", n.Line)
+		return nodeErrorf(n, "an ignore entry needs a path")
 	}
 	return nil
 }
@@ -98,13 +97,13 @@ func (e *IgnoreEntry) readRules(v *yaml.Node) error {
 	case yaml.ScalarNode: // rules: KV101
 		ids = []*yaml.Node{v}
 	default:
-		return fmt.Errorf("line %d: rules must be a list of rule IDs", v.Line)
+		return nodeErrorf(v, "rules must be a list of rule IDs")
 	}
 	for _, id := range ids {
 		for _, s := range strings.Split(id.Value, ",") {
 			s = strings.TrimSpace(s)
 			if id.Kind != yaml.ScalarNode || !ruleIDPattern.MatchString(s) {
-				return fmt.Errorf("line %d: %q is not a rule ID (KV101, or a custom rule's ID)", id.Line, s)
+				return nodeErrorf(id, "%q is not a rule ID (KV101, or a custom rule's ID)", s)
 			}
 			e.Rules = append(e.Rules, s)
 		}

@@ -1,8 +1,9 @@
 package config
 
 import (
-	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
 )
@@ -67,7 +68,7 @@ func (c *Config) Policy(deployment string) Policy {
 }
 
 func (c *Config) validateIsolation() error {
-	if err := c.Isolation.validate("isolation"); err != nil {
+	if err := c.Isolation.validate([]string{"isolation"}); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(c.Deployments))
@@ -78,31 +79,33 @@ func (c *Config) validateIsolation() error {
 	for _, n := range names {
 		d := c.Deployments[n]
 		if n == "" {
-			return fmt.Errorf("deployments: a deployment name must not be empty")
+			return fieldErrorf([]string{"deployments"}, "deployments: a deployment name must not be empty")
 		}
 		switch d.Tenancy {
 		case "", deploy.TenancyMulti, deploy.TenancySingle:
 		default:
-			return fmt.Errorf("deployments.%s.tenancy must be %q or %q, not %q", n, deploy.TenancyMulti, deploy.TenancySingle, d.Tenancy)
+			return fieldErrorf([]string{"deployments", n, "tenancy"}, "deployments.%s.tenancy must be %q or %q, not %q", n, deploy.TenancyMulti, deploy.TenancySingle, d.Tenancy)
 		}
-		if err := d.Isolation.validate("deployments." + n + ".isolation"); err != nil {
+		if err := d.Isolation.validate([]string{"deployments", n, "isolation"}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (i Isolation) validate(where string) error {
+// validate checks the block at path (isolation, or a deployment's).
+func (i Isolation) validate(path []string) error {
+	where := strings.Join(path, ".")
 	switch i.CacheSalt {
 	case "", deploy.CacheSaltNone, deploy.CacheSaltClient, deploy.CacheSaltGateway:
 	default:
-		return fmt.Errorf("%s.cache_salt must be %q, %q or %q, not %q", where,
+		return fieldErrorf(append(slices.Clone(path), "cache_salt"), "%s.cache_salt must be %q, %q or %q, not %q", where,
 			deploy.CacheSaltNone, deploy.CacheSaltClient, deploy.CacheSaltGateway, i.CacheSalt)
 	}
 	switch i.ExternalKV {
 	case "", deploy.ExternalKVShared, deploy.ExternalKVNamespaced:
 	default:
-		return fmt.Errorf("%s.external_kv must be %q or %q, not %q", where, deploy.ExternalKVShared, deploy.ExternalKVNamespaced, i.ExternalKV)
+		return fieldErrorf(append(slices.Clone(path), "external_kv"), "%s.external_kv must be %q or %q, not %q", where, deploy.ExternalKVShared, deploy.ExternalKVNamespaced, i.ExternalKV)
 	}
 	return nil
 }

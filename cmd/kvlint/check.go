@@ -84,7 +84,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 		cfg, err = config.FindFor(".", paths)
 	}
 	if err != nil {
-		return nil, nil, usagef("%v", err)
+		return nil, nil, inputError{err}
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -92,7 +92,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Resul
 	var base *baseline.File
 	if f.baselinePath != "" {
 		if base, err = baseline.Load(f.baselinePath); err != nil {
-			return nil, nil, usagef("--baseline: %v", err)
+			return nil, nil, inputError{err}
 		}
 	}
 	engine, err := f.newEngine(ctx)
@@ -122,7 +122,9 @@ func newCheckCmd() *cobra.Command {
 KV-cache pool each will allocate, and reports what the rules find.
 
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
-3 some input could not be analysed (reported; the rest is still checked).`,
+3 some input could not be analysed (reported; the rest is still checked, but
+a .kvlint.yaml or --baseline file that cannot be read or understood stops
+the run).`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // Exit codes, the contract CI scripts rely on.
@@ -34,17 +36,33 @@ func (e usageError) Error() string { return e.err.Error() }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// inputError is a file the run needs before it can start (.kvlint.yaml, a
+// baseline) that could not be read or understood: reported where it is
+// wrong, exit 3 like any input kvlint could not analyse.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	var ee exitError
 	var ue usageError
+	var ie inputError
 	switch {
 	case err == nil:
 		return exitClean
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ie):
+		var de *deploy.Error
+		if errors.As(ie.err, &de) && de.Span.File != "" {
+			fmt.Fprintf(stderr, "%s: error: %s\n", de.Span, de.Message)
+		} else {
+			fmt.Fprintf(stderr, "kvlint: %v\n", ie.err)
+		}
+		return exitInput
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "kvlint: %v\nRun 'kvlint --help' for usage.\n", ue.err)
 		return exitUsage
