@@ -4,8 +4,13 @@ package main
 
 import (
 	"os"
+
+	"github.com/kvlint/kvlint/internal/memlimit"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := memlimit.Follow()
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
