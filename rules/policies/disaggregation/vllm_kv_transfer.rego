@@ -40,6 +40,18 @@ transfer(s) := {"connector": s.args["--kv-transfer-config.kv_connector"], "role"
 	not null_value(c)
 }
 
+# transfers maps the index of every server that sets a kv_connector to its
+# transfer settings; worked out once per evaluation, so the rules below look
+# servers up instead of computing transfer() for every pair of servers.
+transfers[i] := t if {
+	some i, s in input.servers
+	t := transfer(s)
+}
+
+# transfer_deployments are the deployments with such a server: only these
+# can hold a mismatch, and most deployments have none.
+transfer_deployments contains lib.deployment_of(input.servers[i]) if some i, _ in transfers
+
 role(args) := args["--kv-transfer-config.kv_role"] if {
 	args["--kv-transfer-config.kv_role"]
 } else := {"value": "", "known": true}
@@ -70,13 +82,13 @@ maybe_consumes(t) if not t.role.known
 
 # A producer and a consumer of one deployment name different connectors.
 deny contains finding if {
-	some d in input.deployments
+	some d in transfer_deployments
 	some p in d.servers
+	tp := transfers[p]
+	produces(tp)
 	some q in d.servers
 	p != q
-	tp := transfer(input.servers[p])
-	tq := transfer(input.servers[q])
-	produces(tp)
+	tq := transfers[q]
 	consumes(tq)
 	tp.connector.known
 	tq.connector.known
@@ -112,28 +124,28 @@ outcome(t) := "recomputes or fails every request it should have received KV for 
 
 # The vLLM transfer servers of a deployment all produce, or all consume.
 deny contains finding if {
-	some d in input.deployments
-	members := [i | some i in d.servers; transfer(input.servers[i])]
+	some d in transfer_deployments
+	members := [i | some i in d.servers; transfers[i]]
 	count(members) >= 2
-	ts := [transfer(input.servers[i]) | some i in members]
+	ts := [transfers[i] | some i in members]
 	not any_maybe(ts, "consume")
 	some i in members
 	finding := {
-		"msg": sprintf("every vLLM server of deployment %s that sets a kv_connector is a producer (kv_role %s): none consumes (kv_consumer or kv_both), so the KV the prefill side computes is never used", [d.name, transfer(input.servers[i]).role.value]),
+		"msg": sprintf("every vLLM server of deployment %s that sets a kv_connector is a producer (kv_role %s): none consumes (kv_consumer or kv_both), so the KV the prefill side computes is never used", [d.name, transfers[i].role.value]),
 		"server": i,
 		"arg": "--kv-transfer-config.kv_role",
 	}
 }
 
 deny contains finding if {
-	some d in input.deployments
-	members := [i | some i in d.servers; transfer(input.servers[i])]
+	some d in transfer_deployments
+	members := [i | some i in d.servers; transfers[i]]
 	count(members) >= 2
-	ts := [transfer(input.servers[i]) | some i in members]
+	ts := [transfers[i] | some i in members]
 	not any_maybe(ts, "produce")
 	some i in members
 	finding := {
-		"msg": sprintf("every vLLM server of deployment %s that sets a kv_connector is a consumer (kv_role %s): none produces (kv_producer or kv_both), so decode waits for KV that never comes", [d.name, transfer(input.servers[i]).role.value]),
+		"msg": sprintf("every vLLM server of deployment %s that sets a kv_connector is a consumer (kv_role %s): none produces (kv_producer or kv_both), so decode waits for KV that never comes", [d.name, transfers[i].role.value]),
 		"server": i,
 		"arg": "--kv-transfer-config.kv_role",
 	}
