@@ -38,6 +38,7 @@ import data.kvlint.lib
 
 deny contains finding if {
 	some s in lib.sglang_servers
+	concurrency_declared(s) # cheap, and false for most servers
 	ctx := lib.context_tokens(s.capacity)
 	limit := lib.pool_limit(s.capacity)
 	limit.tokens >= ctx
@@ -60,6 +61,11 @@ deny contains finding if {
 		lib.incident_raise(s),
 	)
 }
+
+# concurrency_declared holds when concurrency(s) may be defined.
+concurrency_declared(s) if is_number(s.capacity.max_running_requests)
+
+concurrency_declared(_) if is_number(input.settings.expected_concurrency)
 
 at_most(limit) := "" if {
 	limit.exact

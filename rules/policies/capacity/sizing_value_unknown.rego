@@ -39,6 +39,7 @@ sizing_flags := {
 
 deny contains finding if {
 	some s in input.servers
+	has_unknown(s.args) # cheap, and false for most servers
 	flags := sizing_flags[s.engine]
 	c := s.capacity
 	not lib.wont_start(c)
@@ -58,6 +59,11 @@ deny contains finding if {
 
 # judged(c): the pool and the context are both known, or a bound already
 # proves the pool too small (KV101 reports it).
+has_unknown(args) if {
+	some v in args
+	not v.known
+}
+
 judged(c) if {
 	is_number(c.pool_tokens)
 	lib.context_tokens(c)

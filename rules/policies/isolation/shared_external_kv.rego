@@ -38,6 +38,7 @@ import data.kvlint.lib
 
 deny contains finding if {
 	some s in input.servers
+	may_have_tier(s) # cheap, and false for most servers
 	some tier in tiers(s)
 	d := lib.deployment_of(s)
 	d.tenancy == "multi"
@@ -56,6 +57,13 @@ deny contains finding if {
 
 # tiers(s) are the external KV tiers a server uses, each with what to say
 # and the flag to point at.
+# may_have_tier holds for the servers tiers can find something in.
+may_have_tier(s) if s.args["--enable-lmcache"]
+
+may_have_tier(s) if s.args["--hicache-storage-backend"]
+
+may_have_tier(s) if s.engine == "vllm"
+
 tiers(s) := {t |
 	some t in array.concat(lmcache_tiers(s), array.concat(hicache_tiers(s), vllm_tiers(s)))
 }
