@@ -42,9 +42,9 @@ const nobody = 65534
 // does not exist; CI runs as root, and the case must still be tested there.
 func runAsNobody(t *testing.T) {
 	t.Helper()
-	// A directory nobody can enter, holding what the child needs: the
-	// test binary and the good neighbour (the repository may be closed
-	// to other users).
+	// A directory the user nobody may enter, holding what the child
+	// needs: the test binary and the good neighbour (the repository may
+	// be closed to other users).
 	dir, err := os.MkdirTemp("", "kvlint-hostile-")
 	if err != nil {
 		t.Fatal(err)
