@@ -91,7 +91,7 @@ func Write(w io.Writer, f *File) error {
 }
 
 // Load reads a baseline file. Errors are *deploy.Error at the place in the
-// file that is wrong.
+// file that is wrong, or at the file when it cannot be read.
 func Load(path string) (*File, error) {
 	data, err := limits.ReadFile(path)
 	if err != nil {
@@ -101,7 +101,13 @@ func Load(path string) (*File, error) {
 		}
 		return nil, deploy.Errorf(deploy.Span{File: path}, "%v", err)
 	}
-	src := yamlsrc.NewSource(path, data) // line and column of a byte offset
+	return Parse(path, data)
+}
+
+// Parse decodes a baseline's text; name is the file it came from. Errors
+// are *deploy.Error at the place in the text that is wrong.
+func Parse(name string, data []byte) (*File, error) {
+	src := yamlsrc.NewSource(name, data) // line and column of a byte offset
 	at := func(off int64) deploy.Span {
 		o := int(min(max(off, 0), int64(len(data))))
 		return src.Span(o, min(o+1, len(data)))
@@ -145,6 +151,9 @@ func Load(path string) (*File, error) {
 // valueStart finds where the scalar that ends at offset end begins (a
 // type error gives the end); for an object or array it gives the end.
 func valueStart(data []byte, end int64) int64 {
+	if len(data) == 0 {
+		return 0
+	}
 	i := min(max(end, 1), int64(len(data))) - 1
 	if data[i] == '"' {
 		for j := i - 1; j >= 0; j-- {

@@ -23,6 +23,7 @@ func TestParseRejects(t *testing.T) {
 		{"gpu: H100\ntenancy: shared\n", `k.yaml:2:10: tenancy must be "multi" or "single"`},
 		{"expected_concurrency: -1\n", "k.yaml:1:23: expected_concurrency must not be negative"},
 		{"expected_concurrency: lots\n", "k.yaml:1:23: cannot unmarshal !!str `lots` into int"},
+		{"tenancy: single\ngpu: [a, b]\n", "k.yaml:2:6: cannot unmarshal !!seq into string"},
 		{"gpu: [\n", "k.yaml:1:1: invalid YAML: did not find expected node content"},
 		{"gpu: a\n---\ngpu: b\n", "k.yaml:2:1: .kvlint.yaml holds one YAML document; this is a second one"},
 	} {

@@ -48,9 +48,10 @@ var yamlLine = regexp.MustCompile(`(?m)^\s*(?:yaml: )?line (\d+): (.*)$`)
 // unknownField is yaml.v3's message for a key KnownFields rejects.
 var unknownField = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
 
-// wrongType is yaml.v3's message for a scalar of the wrong type; it quotes
-// the scalar (shortened when long, so only a prefix is matched).
-var wrongType = regexp.MustCompile("^cannot unmarshal !!\\w+ `([^`]*)` into")
+// wrongType is yaml.v3's message for a value of the wrong type: it names
+// the value's tag and quotes a scalar (shortened when long, so only a
+// prefix is matched).
+var wrongType = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `([^`]*)`)? into")
 
 // positioned turns a decoding or validation error into a diagnostic at the
 // place in the file it is about; root is the decoded document (nil when the
@@ -75,9 +76,9 @@ func positioned(src *yamlsrc.Source, root *yaml.Node, err error) *deploy.Error {
 		msg = fmt.Sprintf("unknown key %q%s", u[1], knownKeys(u[2]))
 		is = func(n *yaml.Node, isKey bool) bool { return isKey && n.Value == u[1] }
 	} else if w := wrongType.FindStringSubmatch(msg); w != nil {
-		prefix := strings.TrimSuffix(w[1], "...")
+		tag, prefix := "!!"+w[1], strings.TrimSuffix(w[2], "...")
 		is = func(n *yaml.Node, isKey bool) bool {
-			return !isKey && n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, prefix)
+			return !isKey && n.ShortTag() == tag && (n.Kind != yaml.ScalarNode || strings.HasPrefix(n.Value, prefix))
 		}
 	}
 	if n := nodeAt(root, line, is); n != nil {
