@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kvlint/kvlint/internal/benchrepo"
+	"github.com/kvlint/kvlint/internal/memlimit"
 	"github.com/kvlint/kvlint/parsers"
 )
 
@@ -70,8 +71,10 @@ func main() {
 	}
 }
 
-// parseOnly is the floor: what kvlint check does before any rule runs.
+// parseOnly is the floor: what kvlint check does before any rule runs,
+// under the same memory settings as kvlint (internal/memlimit).
 func parseOnly(dir string) {
+	defer memlimit.Follow()()
 	files, errs := parsers.Discover([]string{dir}, nil)
 	p := parsers.ParseFileSet(files)
 	fmt.Printf("%d files, %d servers, %d errors\n", len(files), len(p.Servers), len(errs)+len(p.Errors))
@@ -155,7 +158,7 @@ Python files kvlint passes over, plus one Helm chart per 2,000 files and one
 Terraform module per 2,500. Each tool runs once as a subprocess after a
 warm-up run that fills the page cache; peak memory is the process's maximum
 resident set size (rusage). "parse-only" is discovery and parsing of the
-same files with no rules (` + "`kvlint-bench parse-only DIR`" + `).
+same files with no rules, under kvlint's memory settings (` + "`kvlint-bench parse-only DIR`" + `).
 conftest reads the repository's k8s/ directory (the Kubernetes manifests)
 with a policy equivalent to KV101 (pool smaller than the context window);
 kvlint check runs again on that same directory, with all its rules, for the

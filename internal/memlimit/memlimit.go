@@ -1,16 +1,21 @@
-// Package memlimit keeps a run's resident memory close to what it needs.
+// Package memlimit sets how the run's heap grows: up to a fixed budget
+// before the first collections, and beyond it at twice the live data.
 //
-// Go's collector lets the heap grow to twice the data it found live at the
-// last collection, and gives freed pages back to the operating system
-// slowly. On a large repository kvlint's live data grows while it parses
-// and peaks while the rules run (the data allocated during a collection
-// counts as live until the next), and the resident set ends up well above
-// twice what is really live: 340 MiB at 50,000 files for about 90 MiB of
-// data. A soft memory limit makes the runtime return freed pages and
-// collect a little sooner as it nears the limit. Fixed, such a limit would
-// make the collector run almost without pause on a repository whose data
-// outgrows it; so the limit follows the live heap, twice it (the
-// collector's own goal), and never goes below a floor.
+// With Go's default (GOGC=100) the collector runs whenever the heap reaches
+// twice the data it found live: early in a run, with little live data, that
+// is every few megabytes, and a 5,000-file check spent a third of its CPU
+// collecting. kvlint instead switches the proportional trigger off and sets
+// a soft memory limit, which makes the runtime collect (and give pages back
+// to the system) as the heap nears it: a floor of 240 MiB while the live
+// data is small, twice the live data once it is larger. Twice the live data
+// is the default goal, so a repository whose data outgrows the floor is
+// collected as often as it would be by default, never continuously; and
+// the limit also caps what a large run keeps resident: 340 MiB at 50,000
+// files with the default, about 280 MiB with this.
+//
+// The live heap is read every 10 ms and the limit moved when it changes by
+// more than a sixteenth. A user who sets GOGC or GOMEMLIMIT keeps the
+// runtime's own behaviour.
 package memlimit
 
 import (
@@ -28,8 +33,7 @@ const (
 	// 120 MiB below 300 MiB resident.
 	floor = 240 << 20
 	// headroom is the limit as a multiple of the live heap: the collector's
-	// default goal (GOGC=100), so the limit is never the tighter of the two
-	// for long.
+	// default goal (GOGC=100).
 	headroom = 2
 	// every is how often the live heap is read.
 	every = 10 * time.Millisecond
@@ -45,14 +49,15 @@ func limitFor(live uint64) int64 {
 	return max(floor, int64(live)*headroom)
 }
 
-// Follow sets a soft memory limit that follows the live heap until the
-// returned stop is called, which puts back the limit in force before. It
-// does nothing when the user set GOMEMLIMIT: their limit wins.
+// Follow switches the proportional collector off and sets a soft memory
+// limit that follows the live heap, until the returned stop is called,
+// which puts both settings back. It does nothing when the user set GOGC or
+// GOMEMLIMIT.
 func Follow() (stop func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	before := debug.SetMemoryLimit(-1)
+	limitBefore := debug.SetMemoryLimit(-1)
 	sample := []metrics.Sample{{Name: liveHeap}}
 	set := int64(0)
 	follow := func() {
@@ -60,13 +65,15 @@ func Follow() (stop func()) {
 		if sample[0].Value.Kind() != metrics.KindUint64 {
 			return
 		}
-		// Only a change of more than 1/16 is worth a call.
 		if limit := limitFor(sample[0].Value.Uint64()); set == 0 || limit > set+set/16 || limit < set-set/16 {
 			debug.SetMemoryLimit(limit)
 			set = limit
 		}
 	}
+	// The limit first: with the proportional trigger off and no limit,
+	// nothing would ever collect.
 	follow()
+	percentBefore := debug.SetGCPercent(-1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -85,6 +92,7 @@ func Follow() (stop func()) {
 	return func() {
 		close(done)
 		<-finished
-		debug.SetMemoryLimit(before)
+		debug.SetGCPercent(percentBefore)
+		debug.SetMemoryLimit(limitBefore)
 	}
 }

@@ -25,24 +25,45 @@ func TestLimitFor(t *testing.T) {
 
 func TestFollowSetsAndRestores(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
-	before := debug.SetMemoryLimit(-1)
+	t.Setenv("GOGC", "")
+	limitBefore := debug.SetMemoryLimit(-1)
+	percentBefore := debug.SetGCPercent(-1)
+	debug.SetGCPercent(percentBefore)
 	stop := Follow()
-	if got := debug.SetMemoryLimit(-1); got < floor || got == before {
+	if got := debug.SetMemoryLimit(-1); got < floor || got == limitBefore {
 		t.Errorf("while following the limit is %d, want at least %d", got, int64(floor))
 	}
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("while following GOGC is %d, want off (-1)", got)
+	}
 	stop()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("after stop the limit is %d, want %d as before", got, before)
+	if got := debug.SetMemoryLimit(-1); got != limitBefore {
+		t.Errorf("after stop the limit is %d, want %d as before", got, limitBefore)
+	}
+	if got := debug.SetGCPercent(percentBefore); got != percentBefore {
+		t.Errorf("after stop GOGC is %d, want %d as before", got, percentBefore)
 	}
 }
 
-func TestFollowLeavesAUserLimit(t *testing.T) {
-	t.Setenv("GOMEMLIMIT", "1GiB")
-	prev := debug.SetMemoryLimit(1 << 30)
-	defer debug.SetMemoryLimit(prev)
-	stop := Follow()
-	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
-		t.Errorf("with GOMEMLIMIT set the limit is %d, want the user's", got)
+func TestFollowLeavesTheUsersSettings(t *testing.T) {
+	for _, env := range []string{"GOMEMLIMIT", "GOGC"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv("GOGC", "")
+			t.Setenv(env, "set")
+			prevLimit := debug.SetMemoryLimit(1 << 30)
+			defer debug.SetMemoryLimit(prevLimit)
+			prevPercent := debug.SetGCPercent(150)
+			defer debug.SetGCPercent(prevPercent)
+			stop := Follow()
+			if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+				t.Errorf("with %s set the limit is %d, want the user's", env, got)
+			}
+			if got := debug.SetGCPercent(-1); got != 150 {
+				t.Errorf("with %s set GOGC is %d, want the user's", env, got)
+			}
+			debug.SetGCPercent(150)
+			stop()
+		})
 	}
-	stop()
 }
