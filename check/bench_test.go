@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/internal/benchrepo"
+	"github.com/kvlint/kvlint/internal/memlimit"
 	"github.com/kvlint/kvlint/rules"
 )
 
 // BenchmarkRun runs the whole pipeline over a generated repository
-// (internal/benchrepo, seed 42). KVLINT_BENCH_FILES sets its size (default
+// (internal/benchrepo, seed 42), under the memory settings of the CLI
+// (internal/memlimit). KVLINT_BENCH_FILES sets its size (default
 // 2,000); KVLINT_BENCH_DIR reuses a repository generated before, so a
 // profile of the 50,000-file tree does not pay for writing it:
 //
@@ -31,6 +33,7 @@ func BenchmarkRun(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	defer memlimit.Follow()()
 	ctx := context.Background()
 	engine, err := rules.New(ctx)
 	if err != nil {
