@@ -3,7 +3,7 @@ GO       ?= go
 PKGS     := ./...
 # Packages whose code runs goroutines (parallel parsing, the runtime):
 # tested again under the race detector.
-RACE_PKGS := ./parsers/... ./verify/... ./internal/memlimit
+RACE_PKGS := ./parsers/... ./verify/... ./check/... ./suppress/... ./rules/... ./internal/...
 FUZZTIME ?= 10s
 
 .PHONY: all build test vet lint bench bench-repo bench-verify bench-go fuzz clean

@@ -12,6 +12,7 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -80,9 +81,12 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
-	notes := noteLists{}
-	for i, s := range res.Servers {
+	parallel.For(len(res.Servers), func(i int) {
+		s := res.Servers[i]
 		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU))
+	})
+	notes := noteLists{}
+	for i := range res.Estimates {
 		notes.shareNotes(&res.Estimates[i])
 	}
 

@@ -2,10 +2,9 @@ package parsers
 
 import (
 	"bytes"
-	"runtime"
-	"sync"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers/terraform"
 )
 
@@ -56,22 +55,7 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
 	out := make([]Parsed, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(files))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				out[i] = ParseAllWith(files[i], opt)
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
 	all := Parsed{Unmarked: make([]bool, len(files))}
 	for i, p := range out {
 		all.Servers = append(all.Servers, p.Servers...)

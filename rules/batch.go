@@ -3,11 +3,10 @@ package rules
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/parallel"
 )
 
 // batchServers is about how many servers one evaluation sees. Every rule
@@ -105,22 +104,7 @@ func batches(servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]b
 func (e *Engine) evaluateBatches(ctx context.Context, bs []batch, s Settings) ([]Finding, error) {
 	results := make([][]Finding, len(bs))
 	errs := make([]error, len(bs))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(bs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				results[i], errs[i] = e.evaluateBatch(ctx, &bs[i], s)
-			}
-		}()
-	}
-	for i := range bs {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel.For(len(bs), func(i int) { results[i], errs[i] = e.evaluateBatch(ctx, &bs[i], s) })
 	var all []Finding
 	for i := range bs {
 		if errs[i] != nil {

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -147,24 +146,11 @@ func spans(f *rules.Finding) []deploy.Span {
 // order does not depend on which file is read first.
 func scanFiles(paths []string, formats map[string]Format, unmarked map[string]bool) [][]*suppression {
 	found := make([][]*suppression, len(paths))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(paths))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if !unmarked[paths[i]] {
-					found[i] = scanPath(paths[i], formats[paths[i]])
-				}
-			}
-		}()
-	}
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(paths), func(i int) {
+		if !unmarked[paths[i]] {
+			found[i] = scanPath(paths[i], formats[paths[i]])
+		}
+	})
 	return found
 }
 
