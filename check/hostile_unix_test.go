@@ -61,11 +61,20 @@ func runAsNobody(t *testing.T) {
 	copyFile(t, self, bin, 0o755)
 	neighbour := filepath.Join(dir, "small.sh")
 	copyFile(t, goodNeighbour, neighbour, 0o644)
+	// The child's own temporary files, where it may write whatever the
+	// system's temporary directory allows.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		t.Fatal(err)
+	}
 
 	run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
 	cmd := exec.Command(bin, "-test.run="+run, "-test.v")
 	cmd.Dir = dir
-	cmd.Env = []string{neighbourEnv + "=" + neighbour, "TMPDIR=" + os.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{neighbourEnv + "=" + neighbour, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
