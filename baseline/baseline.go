@@ -18,18 +18,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/internal/jsonpos"
 	"github.com/kvlint/kvlint/parsers/limits"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -95,11 +91,7 @@ func Write(w io.Writer, f *File) error {
 func Load(path string) (*File, error) {
 	data, err := limits.ReadFile(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, deploy.Errorf(deploy.Span{File: path}, "%v", err)
+		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}
 	return Parse(path, data)
 }
@@ -107,84 +99,27 @@ func Load(path string) (*File, error) {
 // Parse decodes a baseline's text; name is the file it came from. Errors
 // are *deploy.Error at the place in the text that is wrong.
 func Parse(name string, data []byte) (*File, error) {
-	src := yamlsrc.NewSource(name, data) // line and column of a byte offset
-	at := func(off int64) deploy.Span {
-		o := int(min(max(off, 0), int64(len(data))))
-		return src.Span(o, min(o+1, len(data)))
-	}
-	key := func(name string) deploy.Span {
-		return at(int64(max(bytes.Index(data, []byte(`"`+name+`"`)), 0)))
-	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		span := at(dec.InputOffset())
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			span = at(se.Offset - 1) // the byte that was not expected
-		case errors.As(err, &te):
-			span = at(valueStart(data, te.Offset))
-			msg = fmt.Sprintf("%s must be %s, not a JSON %s", te.Field, jsonKind(te.Type), te.Value)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			span = at(int64(len(data)) - 1) // the text stops short
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-			span = key(name)
-		}
-		return nil, deploy.Errorf(span, "not a kvlint baseline: %s", msg)
+		e := jsonpos.DecodeError(name, data, err)
+		e.Message = "not a kvlint baseline: " + e.Message
+		return nil, e
 	}
-	if f.Tool != "kvlint" || f.Version != Version {
-		return nil, deploy.Errorf(key("version"), "tool %q version %d, want a kvlint baseline of version %d (write it with kvlint baseline)", f.Tool, f.Version, Version)
+	at := jsonpos.NewIndex(name, data)
+	if f.Tool != "kvlint" {
+		return nil, at.Errorf("tool", "tool %q, want a kvlint baseline (write it with kvlint baseline)", f.Tool)
+	}
+	if f.Version != Version {
+		return nil, at.Errorf("version", "version %d, want a kvlint baseline of version %d (write it with kvlint baseline)", f.Version, Version)
 	}
 	for i, e := range f.Findings {
 		if e.Fingerprint == "" || e.Occurrence < 1 {
-			return nil, deploy.Errorf(key("findings"), "finding %d has no fingerprint or occurrence", i)
+			return nil, at.Errorf(fmt.Sprintf("findings[%d]", i), "finding %d has no fingerprint or occurrence", i)
 		}
 	}
 	return &f, nil
-}
-
-// valueStart finds where the scalar that ends at offset end begins (a
-// type error gives the end); for an object or array it gives the end.
-func valueStart(data []byte, end int64) int64 {
-	if len(data) == 0 {
-		return 0
-	}
-	i := min(max(end, 1), int64(len(data))) - 1
-	if data[i] == '"' {
-		for j := i - 1; j >= 0; j-- {
-			if data[j] == '"' && (j == 0 || data[j-1] != '\\') {
-				return j
-			}
-		}
-		return i
-	}
-	for i > 0 && !bytes.ContainsRune([]byte(" \t\r\n,:[{"), rune(data[i-1])) {
-		i--
-	}
-	return i
-}
-
-// jsonKind names what JSON value decodes into t.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return "a number"
-	}
-	return t.String()
 }
 
 // Apply marks the findings the baseline holds as suppressed (kind

@@ -143,12 +143,14 @@ func TestLoadErrors(t *testing.T) {
 func TestLoadErrorsArePlaced(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ text, want string }{
-		{"{\n  \"tool\": \"kvlint\",\n", "b.json:2:20: not a kvlint baseline: unexpected EOF"},
+		{"{\n  \"tool\": \"kvlint\",\n", "b.json:3:1: not a kvlint baseline: unexpected end of file"},
 		{"{\"findings\": \"no\"}", "b.json:1:14: not a kvlint baseline: findings must be an array, not a JSON string"},
 		{"{\"tool\": \"kvlint\", \"version\": 1,\n \"extra\": 1}", `b.json:2:2: not a kvlint baseline: unknown field "extra"`},
 		{"{\"tool\": \"kvlint\", \"version\": \"1\"}", "b.json:1:31: not a kvlint baseline: version must be a number, not a JSON string"},
 		{"{\"tool\": \"kvlint\", \"version\": true}", "b.json:1:31: not a kvlint baseline: version must be a number, not a JSON bool"},
-		{"{\"tool\": \"kvlint\", \"version\": 99}", "b.json:1:20: tool \"kvlint\" version 99, want a kvlint baseline of version 1"},
+		{"{\"tool\": \"kvlint\", \"version\": 99}", "b.json:1:31: version 99, want a kvlint baseline of version 1"},
+		{"{\"tool\": \"other\", \"version\": 1}", "b.json:1:10: tool \"other\", want a kvlint baseline"},
+		{"{\"tool\": \"kvlint\", \"version\": 1, \"findings\": [\n  {\"fingerprint\": \"ab\", \"occurrence\": 1},\n  {\"fingerprint\": \"\"}]}", "b.json:3:3: finding 1 has no fingerprint or occurrence"},
 		{"{\"tool\": \"kvlint\",\n \"version\": 1, ]", "b.json:2:16: not a kvlint baseline: invalid character ']'"},
 	} {
 		p := filepath.Join(dir, "b.json")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/parsers/limits"
 )
 
 // Limits on config values: anything larger is not a real model and would only
@@ -34,16 +35,16 @@ func ReadModelConfig(path string) (*Model, error) {
 	file := path
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, &deploy.Error{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + plainIOError(err)}
+		return nil, &deploy.Error{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
 	dir := filepath.Dir(path)
 	if info.IsDir() {
 		dir = path
 		file = filepath.Join(path, "config.json")
 	}
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file)
 	if err != nil {
-		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + plainIOError(err)}
+		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
 	m, err := parseModelConfig(file, data)
 	if err != nil {
@@ -57,14 +58,6 @@ func ReadModelConfig(path string) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-func plainIOError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // configReader reads typed fields of one JSON object (the top-level config or
@@ -85,7 +78,7 @@ func (r *configReader) path(key string) string {
 
 func (r *configReader) fail(key, format string, args ...any) {
 	if r.err == nil {
-		r.err = deploy.Errorf(r.doc.span(r.path(key)), "%s: "+format, append([]any{r.path(key)}, args...)...)
+		r.err = r.doc.Errorf(r.path(key), "%s: "+format, append([]any{r.path(key)}, args...)...)
 	}
 }
 
@@ -374,7 +367,7 @@ func missingField(r *configReader, key string) *deploy.Error {
 	if r.prefix != "" {
 		where = r.prefix
 	}
-	return &deploy.Error{Span: deploy.Span{File: r.doc.file}, Message: fmt.Sprintf("%s has no %s: it does not describe a transformer language model kvlint can size", where, key)}
+	return &deploy.Error{Span: deploy.Span{File: r.doc.File()}, Message: fmt.Sprintf("%s has no %s: it does not describe a transformer language model kvlint can size", where, key)}
 }
 
 func firstNonEmpty(s ...string) string {
@@ -549,12 +542,12 @@ func readHFQuantConfig(dir string, m *Model) error {
 // error when the checkpoint does not have it.
 func readSideFile(dir, name string) (*jsonDoc, error) {
 	file := filepath.Join(dir, name)
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + plainIOError(err)}
+		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + limits.Describe(err)}
 	}
 	doc, derr := decodeJSONObject(file, data)
 	if derr != nil {
@@ -581,7 +574,7 @@ func readSafetensorsIndex(dir string, m *Model) error {
 	r := &configReader{doc: doc, obj: meta, prefix: "metadata"}
 	if size, ok := r.int("total_size", 1<<50); ok && size > 0 {
 		m.WeightsBytes = size
-		m.ParamsSource = "checkpoint size from " + doc.file + " (metadata.total_size)"
+		m.ParamsSource = "checkpoint size from " + doc.File() + " (metadata.total_size)"
 	}
 	if r.err != nil {
 		return r.err

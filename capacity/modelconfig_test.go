@@ -157,16 +157,6 @@ func TestParseModelConfigPositions(t *testing.T) {
 	}
 }
 
-func TestLineCol(t *testing.T) {
-	data := []byte("ab\ncd\n")
-	for off, want := range map[int64][2]int{0: {1, 1}, 2: {1, 3}, 3: {2, 1}, 5: {2, 3}, 6: {3, 1}, 99: {3, 1}, -1: {1, 1}} {
-		l, c := lineCol(data, off)
-		if [2]int{l, c} != want {
-			t.Errorf("lineCol(%d) = %d:%d, want %v", off, l, c, want)
-		}
-	}
-}
-
 // FuzzReadModelConfig feeds arbitrary config.json text to the parser: it must
 // never panic, every error must be a *deploy.Error naming the file with a
 // position inside it (or none), and every model it accepts must be one the

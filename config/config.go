@@ -85,7 +85,7 @@ func Find(dir string) (*Config, error) {
 func Load(path string) (*Config, error) {
 	data, err := limits.ReadFile(path)
 	if err != nil {
-		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", describeReadError(err))
+		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}
 	c, err := Parse(path, data)
 	if err != nil {
@@ -94,15 +94,6 @@ func Load(path string) (*Config, error) {
 	c.Path = path
 	c.Dir = filepath.Dir(path)
 	return c, nil
-}
-
-// describeReadError is a read error without the path the span names.
-func describeReadError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return err.Error()
 }
 
 // Parse decodes configuration text; name is the file it came from. Errors

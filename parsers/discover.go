@@ -71,13 +71,13 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
+			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
 			continue
 		}
 		if !info.IsDir() {
 			kind, ok, err := classify(root, true)
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(err)})
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
 				add(File{Path: filepath.Dir(root), Kind: kind}) // a .tf or .tfvars file names its module
 			} else if chart, isChart := chartNamedBy(root); isChart {
@@ -93,7 +93,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 		ig := &Ignore{rules: append([]ignoreRule(nil), ignore.rules...)}
 		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: describeFSError(err)})
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
@@ -125,7 +125,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			}
 			kind, ok, err := classify(p, false)
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: describeFSError(err)})
+				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
 				if strings.HasSuffix(p, ".tf") { // tfvars files belong to the module of their .tf files
 					add(File{Path: filepath.Dir(p), Kind: kind})
@@ -136,7 +136,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			return nil
 		})
 		if walkErr != nil {
-			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: describeFSError(walkErr)})
+			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(walkErr)})
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
@@ -287,18 +287,3 @@ func readLines(p string) ([]string, error) {
 	return lines, nil
 }
 
-// describeFSError turns a filesystem error into a message without the path,
-// which the diagnostic's span already names.
-func describeFSError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "no such file or directory"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	}
-	return err.Error()
-}

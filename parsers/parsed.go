@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/internal/parallel"
+	"github.com/kvlint/kvlint/parsers/limits"
 	"github.com/kvlint/kvlint/parsers/terraform"
 )
 
@@ -41,7 +42,7 @@ func parseAllWith(f File, opt Options) Parsed {
 	}
 	data, err := readBounded(f.Path)
 	if err != nil {
-		return Parsed{Errors: []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: describeFSError(err)}}}
+		return Parsed{Errors: []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
 	}
 	p := parseText(f, data)
 	p.Unmarked = []bool{!bytes.Contains(data, []byte(DirectiveMarker))}

@@ -71,3 +71,19 @@ func regular(info fs.FileInfo) error {
 	}
 	return errors.New("is not a regular file; not read")
 }
+
+// Describe says what went wrong reading a file, without the path the
+// diagnostic's span already names ("no such file or directory").
+func Describe(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}
