@@ -12,8 +12,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // FileName is the name kvlint looks for in the working directory and its parents.

@@ -286,4 +286,3 @@ func readLines(p string) ([]string, error) {
 	}
 	return lines, nil
 }
-

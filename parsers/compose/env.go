@@ -6,8 +6,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // containerEnv is a service's environment: what a shell inside the container

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // vars are the variables compose interpolates from when it loads the file:

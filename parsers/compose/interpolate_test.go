@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 func plainText(s string) yamlsrc.Text {

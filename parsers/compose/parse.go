@@ -10,8 +10,8 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/flags"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.

@@ -13,7 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // maxChartSize bounds what a chart may hold in all; Helm's own archive

@@ -14,7 +14,7 @@ import (
 	"helm.sh/helm/v3/pkg/strvals"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // maxValuesSize bounds one values document; real ones are kilobytes.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/flags"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // word is one argv word: its value for flag parsing and its text with the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/flags"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // dynamoModules are NVIDIA Dynamo's engine workers and the engine whose

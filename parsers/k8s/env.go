@@ -4,8 +4,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // envVar is one entry of a container's environment.

@@ -3,7 +3,7 @@ package k8s
 import (
 	"gopkg.in/yaml.v3"
 
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // step is one level on the way from an object down to a pod spec: the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/parsers/flags"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // HelmRenderer renders a chart as parsers/helm.Render does; parsers wires

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kvlint/kvlint/parsers/flags"
 	"github.com/kvlint/kvlint/parsers/k8s"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // kubeKinds are the kubernetes provider's workload resources and the object

@@ -10,7 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // ynode is a Kubernetes object being built from HCL: mappings and lists

@@ -12,7 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 	"gopkg.in/yaml.v3"
 
-	"github.com/kvlint/kvlint/parsers/k8s/yamlsrc"
+	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // yamlDecodeFunc is Terraform's yamldecode: one YAML document to a value
