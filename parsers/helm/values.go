@@ -265,17 +265,11 @@ func leaves(v any, p vpath, fn func(vpath, any)) {
 // get returns the value at p in a values tree.
 func get(v any, p vpath) (any, bool) {
 	for _, s := range p {
+		if values, ok := v.(chartutil.Values); ok {
+			v = map[string]any(values) // the same map, by its other name
+		}
 		switch t := v.(type) {
 		case map[string]any:
-			if !strings.HasPrefix(s, ".") {
-				return nil, false
-			}
-			x, ok := t[s[1:]]
-			if !ok {
-				return nil, false
-			}
-			v = x
-		case chartutil.Values:
 			if !strings.HasPrefix(s, ".") {
 				return nil, false
 			}
