@@ -13,6 +13,12 @@
 // the limit also caps what a large run keeps resident: 340 MiB at 50,000
 // files with the default, about 280 MiB with this.
 //
+// The runtime behaviour this rests on is the soft memory limit's design
+// (golang/go#48409, design/48409-soft-memory-limit.md): with GOGC=off the
+// heap grows to the limit and is collected there, the runtime returns
+// memory to the system more eagerly as it nears the limit, and it caps the
+// collector's CPU share so a limit set too low cannot make it spin.
+//
 // The live heap is read every 10 ms and the limit moved when it changes by
 // more than a sixteenth. A user who sets GOGC or GOMEMLIMIT keeps the
 // runtime's own behaviour.
