@@ -251,14 +251,9 @@ func (e *estimator) weightsPerGPU() {
 	if v, _ := e.r.bool("--enable-dp-lm-head"); v {
 		w.DPLMHead = true
 	}
-	stages, steps, err := stageWeights(m, w)
-	if err != nil {
-		e.est.need("weights")
-		e.est.assume("the weights of %s are unknown (%v): declare a local checkpoint directory whose model.safetensors.index.json gives total_size", m.ID, err)
+	stages, ok := e.est.weightsPerStage(m, w)
+	if !ok {
 		return
-	}
-	for _, s := range steps {
-		e.est.derive("%s", s)
 	}
 	e.weights, e.weightsKnown = stages, true
 	heaviest := int64(0)
@@ -314,6 +309,23 @@ type weightInput struct {
 // lm_head over TP (over attention TP with --enable-dp-lm-head), and MLP and
 // expert weights over all TP ranks — with expert parallelism the experts are
 // spread over the same tp GPUs, so the per-GPU share is the same.
+// weightsPerStage works out the weights per GPU of each
+// pipeline stage and writes its steps into the derivation; when the
+// weights are unknown it says what to declare instead and returns false.
+// SGLang's and vLLM's estimators share it.
+func (e *Estimate) weightsPerStage(m *Model, w weightInput) ([]int64, bool) {
+	stages, steps, err := stageWeights(m, w)
+	if err != nil {
+		e.need("weights")
+		e.assume("the weights of %s are unknown (%v): declare a local checkpoint directory whose model.safetensors.index.json gives total_size", m.ID, err)
+		return nil, false
+	}
+	for _, s := range steps {
+		e.derive("%s", s)
+	}
+	return stages, true
+}
+
 func stageWeights(m *Model, w weightInput) ([]int64, []string, error) {
 	if m.Params <= 0 {
 		if m.WeightsBytes <= 0 {

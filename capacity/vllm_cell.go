@@ -173,14 +173,9 @@ func (e *vllmEstimator) weightsVLLM() {
 		return
 	}
 	split := vllmPPSplit(m.Layers, e.pp)
-	stages, steps, err := stageWeights(m, weightInput{TP: e.tp, PP: e.pp, AttnTP: e.tp, DtypeBytes: dtypeBytes(e.modelDtype), Quant: quant, Split: split})
-	if err != nil {
-		e.est.need("weights")
-		e.est.assume("the weights of %s are unknown (%v): declare a local checkpoint directory whose model.safetensors.index.json gives total_size", m.ID, err)
+	stages, ok := e.est.weightsPerStage(m, weightInput{TP: e.tp, PP: e.pp, AttnTP: e.tp, DtypeBytes: dtypeBytes(e.modelDtype), Quant: quant, Split: split})
+	if !ok {
 		return
-	}
-	for _, s := range steps {
-		e.est.derive("%s", s)
 	}
 	switch gb, st := e.r.float("--cpu-offload-gb"); {
 	case st == argUnknown:
