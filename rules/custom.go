@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,12 +49,12 @@ func loadCustomPolicies(dirs []string, builtin map[string]*ast.Module) (*customP
 			return nil, &PolicyError{fmt.Errorf("--policy %s: no .rego policies in it", dir)}
 		}
 	}
-	for _, file := range sortedKeys(c.tests) {
+	for _, file := range slices.Sorted(maps.Keys(c.tests)) {
 		if err := checkBuiltinCalls(c.tests[file]); err != nil {
 			return nil, &PolicyError{err}
 		}
 	}
-	for _, file := range sortedKeys(c.modules) {
+	for _, file := range slices.Sorted(maps.Keys(c.modules)) {
 		mod := c.modules[file]
 		if _, clash := builtin[file]; clash {
 			return nil, &PolicyError{fmt.Errorf("%s: the path is also a built-in policy's; move the directory", file)}
@@ -212,13 +213,4 @@ func locationString(mod *ast.Module, loc *ast.Location) string {
 		return mod.Package.Location.File
 	}
 	return fmt.Sprintf("%s:%d", loc.File, loc.Row)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

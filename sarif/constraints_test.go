@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -24,7 +25,7 @@ func TestGitHubConstraints(t *testing.T) {
 	for _, r := range engine(t).Rules() {
 		want = append(want, r.ID)
 	}
-	for _, name := range sortedKeys(logs) {
+	for _, name := range slices.Sorted(maps.Keys(logs)) {
 		t.Run(name, func(t *testing.T) {
 			for _, problem := range githubProblems(logs[name], want) {
 				t.Error(problem)

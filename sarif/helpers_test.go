@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -152,15 +151,6 @@ func corpus(t *testing.T) map[string][]byte {
 		logs["synthetic "+name] = encode(t, l)
 	}
 	return logs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func jsonValue(data []byte) (any, error) {

@@ -3,7 +3,9 @@ package sarif
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +27,7 @@ func TestSchema(t *testing.T) {
 	}
 	schema := compileSchema(t, path)
 	logs := corpus(t)
-	for _, name := range sortedKeys(logs) {
+	for _, name := range slices.Sorted(maps.Keys(logs)) {
 		t.Run(name, func(t *testing.T) {
 			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(logs[name]))
 			if err != nil {

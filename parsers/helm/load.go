@@ -181,12 +181,3 @@ func isDir(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.IsDir()
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -19,7 +21,7 @@ func (rr *rendering) manifestObjects(read flags.ReadFile) Manifest {
 	}
 	var all []parsed
 	var files, texts []string
-	for _, f := range sortedKeys(rr.files) {
+	for _, f := range slices.Sorted(maps.Keys(rr.files)) {
 		if strings.TrimSpace(rr.files[f]) == "" {
 			continue
 		}
@@ -193,7 +195,7 @@ func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provena
 	altOK := false
 	if out, err := rr.renderWith(rr.l.chart, alt.(map[string]any)); err == nil {
 		altOK = true
-		for _, f := range sortedKeys(out) {
+		for _, f := range slices.Sorted(maps.Keys(out)) {
 			if strings.HasSuffix(f, notesSuffix) || strings.TrimSpace(out[f]) == "" {
 				continue
 			}

@@ -1,7 +1,9 @@
 package helm
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +108,7 @@ func (tr *tracer) rewrite(name, src string, m mode) (string, bool) {
 	if top.Root != nil {
 		b.WriteString(top.Root.String())
 	}
-	for _, n := range sortedKeys(trees) {
+	for _, n := range slices.Sorted(maps.Keys(trees)) {
 		if n == name {
 			continue
 		}

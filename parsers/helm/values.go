@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,7 +244,7 @@ func leaves(v any, p vpath, fn func(vpath, any)) {
 				fn(p, v)
 				return
 			}
-			for _, k := range sortedKeys(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k], p.field(k), depth+1)
 			}
 		case chartutil.Values:
