@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,7 +161,7 @@ func (g *grouping) byService(router *Server, name, ns string, services []Service
 		matched = true
 		for _, s := range g.servers {
 			if s != router && s.Role != RoleRouter && kubeLike(s) &&
-				sameNamespace(s.Namespace, svc.Namespace) && hasLabels(s.Labels, svc.Selector) && !contains(found, s) {
+				sameNamespace(s.Namespace, svc.Namespace) && hasLabels(s.Labels, svc.Selector) && !slices.Contains(found, s) {
 				found = append(found, s)
 			}
 		}
@@ -284,13 +285,4 @@ func hasLabels(labels Labels, selector map[string]string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []*Server, s *Server) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
