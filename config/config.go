@@ -114,6 +114,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		}
 		root = d.Root
 	}
+	// Decoded a second time, into the struct: yaml.v3 checks unknown keys
+	// (KnownFields) only when decoding text, not a node. The first pass
+	// gives the nodes the errors are placed on; the file is small.
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
