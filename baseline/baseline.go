@@ -26,7 +26,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/internal/jsonpos"
-	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/rules"
 )
 

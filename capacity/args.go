@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // argState says what kvlint knows about one flag of a server.
@@ -63,7 +63,7 @@ func (r *argReader) humanInt(names ...string) (int64, argState) {
 	if st != argSet {
 		return 0, st
 	}
-	n, err := flags.HumanReadableInt(raw)
+	n, err := engine.HumanReadableInt(raw)
 	if err != nil {
 		r.est.assume("%s %q is not a valid size (%v): its value is unknown", name, raw, err)
 		return 0, argUnknown

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/internal/limits"
 )
 
 // Limits on config values: anything larger is not a real model and would only

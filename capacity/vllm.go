@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // vLLM sizes its KV cache differently from SGLang: the cache is a number of
@@ -14,7 +14,7 @@ import (
 // page per block, and the startup check refuses a configuration whose cache
 // cannot hold one --max-model-len request. The facts below are read in
 // vllm-project/vllm at 9aaf83ef502f (upstream main 2026-05-19, the commit of
-// parsers/flags/data/vllm_serve.tsv) unless another commit is named:
+// engine/data/vllm_serve.tsv) unless another commit is named:
 //
 //   - memory: vllm/v1/worker/utils.py request_memory (requested =
 //     ceil(total × gpu_memory_utilization)) and v1/worker/gpu_worker.py
@@ -152,7 +152,7 @@ func (e *vllmEstimator) maxModelLen() {
 	case argUnknown:
 		return
 	case argSet:
-		n, err := flags.VLLMHumanReadableIntOrAuto(raw)
+		n, err := engine.VLLMHumanReadableIntOrAuto(raw)
 		if err != nil || n < -1 {
 			e.est.assume("%s %q is not a length vLLM accepts: its value is unknown", name, raw)
 			return

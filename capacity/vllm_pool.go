@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // memoryVLLM finds the KV-cache memory of each pipeline stage's GPUs.
@@ -73,7 +73,7 @@ func (e *vllmEstimator) memoryVLLM() {
 
 // parseVLLMInt reads a vLLM human-readable int (1k = 1000, 1K = 1024).
 func parseVLLMInt(raw string) (int64, error) {
-	return flags.VLLMHumanReadableInt(raw)
+	return engine.VLLMHumanReadableInt(raw)
 }
 
 // poolVLLM computes the blocks vLLM allocates and runs its startup check

@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/internal/limits"
 )
 
 // Kind is a source format kvlint reads.

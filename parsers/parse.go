@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/compose"
 	"github.com/kvlint/kvlint/parsers/dockerfile"
-	"github.com/kvlint/kvlint/parsers/flags"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/parsers/shell"
 )
@@ -102,10 +102,10 @@ func unsupported(name string, data []byte) *deploy.Error {
 	return &deploy.Error{Span: span, Message: what + ": the server this file defines was not checked"}
 }
 
-// ReadBeside returns the flags.ReadFile for files named on a command line in
+// ReadBeside returns the engine.ReadFile for files named on a command line in
 // file: relative paths resolve against the file's directory. Absolute paths
 // name the container's filesystem, which kvlint cannot see.
-func ReadBeside(file string) flags.ReadFile {
+func ReadBeside(file string) engine.ReadFile {
 	dir := filepath.Dir(file)
 	return func(p string) (string, []byte, error) {
 		if filepath.IsAbs(p) {

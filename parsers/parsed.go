@@ -4,8 +4,8 @@ import (
 	"bytes"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/internal/parallel"
-	"github.com/kvlint/kvlint/parsers/limits"
 	"github.com/kvlint/kvlint/parsers/terraform"
 )
 

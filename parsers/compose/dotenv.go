@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // dotEnv reads the .env file compose loads from the project directory (the
 // compose file's directory) for interpolation. Its absence is normal: then
 // nothing is known. read resolves ".env" beside the compose file.
-func dotEnv(read flags.ReadFile) vars {
+func dotEnv(read engine.ReadFile) vars {
 	env := vars{}
 	if read == nil {
 		return env

@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -20,7 +20,7 @@ const Source = "compose"
 // Parse returns the servers launched by the services of the compose file
 // name. read resolves files beside the compose file; the .env file compose
 // interpolates from is read through it when present.
-func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs}
@@ -55,7 +55,7 @@ func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*
 
 type parser struct {
 	src     *yamlsrc.Source
-	read    flags.ReadFile
+	read    engine.ReadFile
 	env     vars // from .env, for interpolation
 	servers []*deploy.Server
 	errs    []*deploy.Error
@@ -125,7 +125,7 @@ func (p *parser) service(name string, svc *yaml.Node) {
 		}
 		servers = found
 	} else {
-		s, errs, ok := flags.Server(vals, p.read)
+		s, errs, ok := engine.Server(vals, p.read)
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
 			servers = []*deploy.Server{s}

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 )
 
@@ -62,7 +62,7 @@ type parser struct {
 // error anywhere fails the build, and the final stage inherits ENV, SHELL,
 // ENTRYPOINT and CMD from an earlier stage it is built FROM. The final stage
 // is the last one, the image `docker build` makes without --target.
-func Parse(name string, data []byte, read flags.ReadFile) (servers []*deploy.Server, errs []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Server, errs []*deploy.Error) {
 	p, final := analyse(name, data)
 	defer func() {
 		// Meant never to happen; a bug here must not crash the run.
@@ -524,10 +524,10 @@ func spanning(words []deploy.Value) deploy.Span {
 }
 
 // servers finds the engine launches among the final stage's commands.
-func (p *parser) servers(st *stage, read flags.ReadFile) []*deploy.Server {
+func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 	var servers []*deploy.Server
 	for _, c := range p.commands(st) {
-		s, errs, ok := flags.Server(c.Words, read)
+		s, errs, ok := engine.Server(c.Words, read)
 		p.errs = append(p.errs, errs...)
 		if !ok || s == nil {
 			continue

@@ -27,7 +27,7 @@ package helm
 
 import (
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // Source is the value of deploy.Server.Source for servers found in a chart.
@@ -87,7 +87,7 @@ type Manifest struct {
 }
 
 // RenderManifest is Render that also returns the Services.
-func RenderManifest(r Release, read flags.ReadFile) Manifest {
+func RenderManifest(r Release, read engine.ReadFile) Manifest {
 	rr, errs := render(r)
 	if rr == nil {
 		return Manifest{Errors: errs}
@@ -102,7 +102,7 @@ func RenderManifest(r Release, read flags.ReadFile) Manifest {
 // or rendered (a template error, a missing required value, fail) is an error
 // at the position Helm names. read resolves files a launch command names
 // (--config), as for any Kubernetes manifest.
-func Render(r Release, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Render(r Release, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	rr, errs := render(r)
 	if rr == nil {
 		return nil, errs

@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/k8s"
 )
 
 // manifestObjects parses every rendered file as Kubernetes YAML and maps
 // what it finds back to the templates and values.
-func (rr *rendering) manifestObjects(read flags.ReadFile) Manifest {
+func (rr *rendering) manifestObjects(read engine.ReadFile) Manifest {
 	type parsed struct {
 		file     string
 		servers  []*deploy.Server
@@ -182,7 +182,7 @@ func dedupSpans(list []deploy.Span, except deploy.Span) []deploy.Span {
 // placeholders change (a template that converts or compares them). Spans
 // are still those of the rendered files. Without a second render to compare
 // with, everything an action printed is unknown.
-func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provenance, read flags.ReadFile) {
+func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provenance, read engine.ReadFile) {
 	alt := deepCopy(rr.values)
 	leaves(rr.values, nil, func(p vpath, v any) {
 		if s, ok := v.(string); ok {

@@ -6,7 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -172,7 +172,7 @@ func (v *valuesDoc) keySpan(n *yaml.Node, keys ...string) deploy.Span {
 
 // server parses the collected words as a launch.
 func (a *argv) server(name string, at deploy.Span) *deploy.Server {
-	s, errs, ok := flags.Server(a.words, nil)
+	s, errs, ok := engine.Server(a.words, nil)
 	a.v.errs = append(a.v.errs, errs...)
 	if !ok || s == nil {
 		return nil

@@ -6,7 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -63,7 +63,7 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 				vals[i].Known = false
 			}
 		}
-		s, errs, ok := flags.Server(vals, p.read)
+		s, errs, ok := engine.Server(vals, p.read)
 		if !ok {
 			s, errs, ok = dynamoServer(vals, p.read)
 		}

@@ -7,7 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -17,9 +17,9 @@ import (
 // components/src/dynamo/sglang/args.py parse_args: parse_known_args with
 // Dynamo's groups, then ServerArgs.add_cli_args on the rest), and
 // dynamo.vllm does the same with vLLM's engine arguments.
-var dynamoModules = map[string]flags.Program{
-	"dynamo.sglang": flags.SGLangServer,
-	"dynamo.vllm":   flags.VLLMServer,
+var dynamoModules = map[string]engine.Program{
+	"dynamo.sglang": engine.SGLangServer,
+	"dynamo.vllm":   engine.VLLMServer,
 }
 
 var pythonWord = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
@@ -29,7 +29,7 @@ var pythonWord = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 // --migration-limit, its router and runtime groups) are not in that table,
 // so unknown-flag issues are dropped for these launches: kvlint cannot tell
 // a Dynamo flag from a misspelt engine flag here.
-func dynamoServer(words []deploy.Value, read flags.ReadFile) (*deploy.Server, []*deploy.Error, bool) {
+func dynamoServer(words []deploy.Value, read engine.ReadFile) (*deploy.Server, []*deploy.Error, bool) {
 	i := 0
 	for i < len(words) && words[i].Known && (words[i].Raw == "exec" || words[i].Raw == "env") {
 		i++
@@ -42,7 +42,7 @@ func dynamoServer(words []deploy.Value, read flags.ReadFile) (*deploy.Server, []
 	if !ok {
 		return nil, nil, false
 	}
-	srv, res := flags.ServerFromLaunch(flags.Launch{Program: prog, Command: words[i+2], Argv: words[i+3:]}, read)
+	srv, res := engine.ServerFromLaunch(engine.Launch{Program: prog, Command: words[i+2], Argv: words[i+3:]}, read)
 	kept := srv.FlagIssues[:0]
 	for _, fi := range srv.FlagIssues {
 		if fi.Kind != deploy.FlagUnknown {

@@ -27,7 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -46,7 +46,7 @@ const (
 // content of the file name. Documents that are not Kubernetes objects (no
 // apiVersion or kind) are skipped without a word; a document with a syntax
 // error is reported at its line and the other documents are still read.
-func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	r := ParseManifest(name, data, read)
 	return r.Servers, r.Errors
 }
@@ -61,7 +61,7 @@ type Manifest struct {
 }
 
 // ParseManifest is Parse that also returns the Services.
-func ParseManifest(name string, data []byte, read flags.ReadFile) Manifest {
+func ParseManifest(name string, data []byte, read engine.ReadFile) Manifest {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs)}
@@ -75,7 +75,7 @@ func ParseManifest(name string, data []byte, read flags.ReadFile) Manifest {
 
 type parser struct {
 	src      *yamlsrc.Source
-	read     flags.ReadFile
+	read     engine.ReadFile
 	servers  []*deploy.Server
 	services []deploy.Service
 	errs     []*deploy.Error

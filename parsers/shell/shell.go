@@ -44,7 +44,7 @@ import (
 	"fmt"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // Env holds the variables visible before the text runs, as the environment
@@ -94,11 +94,11 @@ func Commands(src Source) ([]Command, []*deploy.Error) {
 
 // Servers returns the engine launches among Commands(src). Each server is
 // named "file:line" after the line its command starts on.
-func Servers(src Source, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	cmds, errs := Commands(src)
 	var servers []*deploy.Server
 	for _, c := range cmds {
-		s, serr, ok := flags.Server(c.Words, read)
+		s, serr, ok := engine.Server(c.Words, read)
 		errs = append(errs, serr...)
 		if !ok || s == nil {
 			continue
@@ -111,6 +111,6 @@ func Servers(src Source, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error
 }
 
 // Parse analyses a shell script file.
-func Parse(name string, data []byte, read flags.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
 	return Servers(Source{File: name, Text: data}, read)
 }

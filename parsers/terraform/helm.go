@@ -11,14 +11,14 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
 // HelmRenderer renders a chart as parsers/helm.Render does; parsers wires
 // it in, so this package does not link Helm (and Kubernetes' client
 // libraries) itself.
-type HelmRenderer func(HelmRelease, flags.ReadFile) ([]*deploy.Server, []*deploy.Error)
+type HelmRenderer func(HelmRelease, engine.ReadFile) ([]*deploy.Server, []*deploy.Error)
 
 // HelmRelease mirrors parsers/helm.Release: a chart directory rendered with
 // values documents, then set entries.

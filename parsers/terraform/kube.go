@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/kvlint/kvlint/parsers/flags"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -236,7 +236,7 @@ func (m *module) kubernetes(obj *ynode, b *hclsyntax.Block, address string) {
 // readBeside reads files a command line names (--config FILE): a relative
 // path from the module directory, confined to it; an absolute path names
 // the container's filesystem, which kvlint cannot see.
-func (m *module) readBeside() flags.ReadFile {
+func (m *module) readBeside() engine.ReadFile {
 	return func(p string) (string, []byte, error) {
 		if filepath.IsAbs(p) {
 			return p, nil, errors.New("an absolute path names a file inside the container, which kvlint cannot read")

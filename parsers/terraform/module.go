@@ -13,7 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/parsers/limits"
+	"github.com/kvlint/kvlint/internal/limits"
 )
 
 // module is one Terraform module being evaluated.

@@ -1,7 +1,7 @@
-// Package flags knows the command-line interfaces of the serving engines:
+// Package engine knows the command-line interfaces of the serving engines:
 // every flag of each program as data, argv parsing with the engine's own
 // (argparse) semantics, and recognising a launch inside a command line.
-package flags
+package engine
 
 import "github.com/kvlint/kvlint/deploy"
 
