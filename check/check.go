@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/baseline"
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/config"
@@ -46,20 +47,9 @@ type Options struct {
 	NestedConfig bool
 }
 
-// Result is everything one run learned, in a deterministic order.
-type Result struct {
-	Servers   []*deploy.Server
-	Estimates []capacity.Estimate // Estimates[i] belongs to Servers[i]
-	Findings  []rules.Finding
-	// Deployments group Servers by the endpoint they serve, with the
-	// tenancy and isolation in force for each (deploy.Group).
-	Deployments []deploy.Deployment
-	Errors      []*deploy.Error
-}
-
 // Run analyses the paths. The error return is for failures of kvlint itself
 // (the rules would not evaluate); problems with the input are in Result.Errors.
-func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error) {
+func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Result, error) {
 	cfg := opt.Config
 	if cfg == nil {
 		cfg = &config.Config{}
@@ -71,7 +61,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*Result, error
 	files, errs := parsers.Discover(opt.Paths, ig)
 	releases := helmReleases(cfg, opt)
 	files = withoutRenderedValues(files, releases)
-	res := &Result{Errors: errs}
+	res := &analysis.Result{Errors: errs, ExpectedConcurrency: cfg.ExpectedConcurrency}
 	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)

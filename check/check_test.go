@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
 
-func runPaths(t *testing.T, cfg *config.Config, paths ...string) *Result {
+func runPaths(t *testing.T, cfg *config.Config, paths ...string) *analysis.Result {
 	t.Helper()
 	engine, err := rules.New(context.Background())
 	if err != nil {

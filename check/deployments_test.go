@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
@@ -11,7 +12,7 @@ import (
 
 // exampleRun checks an example directory with the .kvlint.yaml beside it,
 // as kvlint check does from the repository root.
-func exampleRun(t *testing.T, dir string) *Result {
+func exampleRun(t *testing.T, dir string) *analysis.Result {
 	t.Helper()
 	cfg, err := config.FindFor(".", []string{dir})
 	if err != nil {
@@ -24,7 +25,7 @@ func exampleRun(t *testing.T, dir string) *Result {
 	return res
 }
 
-func findingsOf(res *Result) []string {
+func findingsOf(res *analysis.Result) []string {
 	var out []string
 	for _, f := range res.Findings {
 		out = append(out, f.Rule+" "+f.Severity)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -194,7 +195,7 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
-func hasFinding(res *Result, rule, file string, line int) bool {
+func hasFinding(res *analysis.Result, rule, file string, line int) bool {
 	for _, f := range res.Findings {
 		if f.Rule == rule && f.Span.File == file && f.Span.Line == line {
 			return true

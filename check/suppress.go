@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
@@ -18,7 +19,7 @@ import (
 // baseline silence, and adds the KV00x findings about the suppressions
 // themselves. Nothing is dropped: reporters and the exit code skip findings
 // whose Suppression is set.
-func suppressFindings(ctx context.Context, engine *rules.Engine, res *Result, files []parsers.File, unmarked []bool, cfg *config.Config, opt Options) error {
+func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.Result, files []parsers.File, unmarked []bool, cfg *config.Config, opt Options) error {
 	facts := suppress.Apply(res.Findings, suppress.Options{
 		Files:  suppressFiles(files, unmarked),
 		Config: cfg,

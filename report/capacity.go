@@ -5,13 +5,13 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
-	"github.com/kvlint/kvlint/check"
 )
 
 // CapacityText writes one table row per server, then, per server, how its pool
 // was derived and what was assumed.
-func CapacityText(w io.Writer, res *check.Result, derivations bool) error {
+func CapacityText(w io.Writer, res *analysis.Result, derivations bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tROLE\tMODEL\tGPU\tTP/DP/PP\tKV DTYPE\tBYTES/TOKEN\tPOOL\tCONTEXT\tMAX REQUEST\tFULL-CONTEXT REQS\tDEPLOYMENT")
 	of := deploymentOf(res)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -39,7 +39,7 @@ type jsonRouteLink struct {
 }
 
 // deploymentsJSON lists the run's deployments, [] when there are none.
-func deploymentsJSON(res *check.Result) []jsonDeployment {
+func deploymentsJSON(res *analysis.Result) []jsonDeployment {
 	index := serverIndex(res)
 	out := []jsonDeployment{}
 	for _, d := range res.Deployments {
@@ -60,7 +60,7 @@ func deploymentsJSON(res *check.Result) []jsonDeployment {
 	return out
 }
 
-func serverIndex(res *check.Result) map[*deploy.Server]int {
+func serverIndex(res *analysis.Result) map[*deploy.Server]int {
 	index := make(map[*deploy.Server]int, len(res.Servers))
 	for i, s := range res.Servers {
 		index[s] = i
@@ -79,7 +79,7 @@ func indexes(index map[*deploy.Server]int, servers []*deploy.Server) []int {
 }
 
 // deploymentOf names each server's deployment.
-func deploymentOf(res *check.Result) map[*deploy.Server]string {
+func deploymentOf(res *analysis.Result) map[*deploy.Server]string {
 	of := map[*deploy.Server]string{}
 	for _, d := range res.Deployments {
 		for _, s := range d.Servers {
@@ -92,7 +92,7 @@ func deploymentOf(res *check.Result) map[*deploy.Server]string {
 // writeDeployments prints one line per deployment that groups several
 // servers or splits prefill from decode, so the user sees what kvlint judged
 // together; a lone colocated server needs no line.
-func writeDeployments(w io.Writer, res *check.Result) {
+func writeDeployments(w io.Writer, res *analysis.Result) {
 	for _, d := range res.Deployments {
 		if len(d.Servers) < 2 && d.Mode != deploy.ModeDisaggregated {
 			continue

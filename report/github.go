@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -20,7 +20,7 @@ import (
 // Format and escaping are GitHub's ("Workflow commands for GitHub Actions";
 // @actions/core packages/core/src/command.ts, escapeData and
 // escapeProperty).
-func CheckGitHub(w io.Writer, res *check.Result) error {
+func CheckGitHub(w io.Writer, res *analysis.Result) error {
 	wd, _ := os.Getwd()
 	for _, e := range res.Errors {
 		fmt.Fprintln(w, workflowCommand("error", e.Span, wd, "kvlint: input not analysed", e.Message))

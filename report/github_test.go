@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -13,7 +13,7 @@ import (
 func TestCheckGitHub(t *testing.T) {
 	wd := t.TempDir()
 	t.Chdir(wd)
-	res := &check.Result{
+	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode, 100%"}},
 		Findings: []rules.Finding{
 			{Rule: "KV101", Severity: "high", Title: "KV pool smaller than the context window",

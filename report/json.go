@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
-	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -80,7 +80,7 @@ type jsonError struct {
 // Its members: findings, servers, errors, suppressed (the findings a
 // suppression or the baseline silenced: not in findings, not counted by the
 // exit code) and deployments (which group the servers, by index).
-func CheckJSON(w io.Writer, res *check.Result) error {
+func CheckJSON(w io.Writer, res *analysis.Result) error {
 	var active, suppressed []int // indexes into res.Findings
 	for i, f := range res.Findings {
 		if f.Suppression != nil {
@@ -99,7 +99,7 @@ func CheckJSON(w io.Writer, res *check.Result) error {
 	})
 }
 
-func findingJSON(res *check.Result, f rules.Finding) jsonFinding {
+func findingJSON(res *analysis.Result, f rules.Finding) jsonFinding {
 	jf := jsonFinding{
 		Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 		File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
@@ -146,7 +146,7 @@ type jsonEstimate struct {
 }
 
 // CapacityJSON writes the result of `kvlint capacity --format json`.
-func CapacityJSON(w io.Writer, res *check.Result) error {
+func CapacityJSON(w io.Writer, res *analysis.Result) error {
 	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
 	of := deploymentOf(res)
 	for i, s := range res.Servers {
@@ -165,7 +165,7 @@ func CapacityJSON(w io.Writer, res *check.Result) error {
 	return writeJSON(w, out)
 }
 
-func serverName(res *check.Result, i int) string {
+func serverName(res *analysis.Result, i int) string {
 	if i >= 0 && i < len(res.Servers) {
 		return res.Servers[i].Name
 	}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
 
 // Suppressed findings are not printed; the summary counts them.
 func TestCheckTextLeavesSuppressedOut(t *testing.T) {
-	res := &check.Result{Findings: []rules.Finding{
+	res := &analysis.Result{Findings: []rules.Finding{
 		{Rule: "KV101", Severity: "high", Message: "shown", Span: deploy.Span{File: "a.sh", Line: 1, Col: 1}, Server: -1},
 		{Rule: "KV104", Severity: "high", Message: "hidden", Span: deploy.Span{File: "a.sh", Line: 2, Col: 1}, Server: -1,
 			Suppression: &rules.Suppression{Kind: "inline", Reason: "r"}},
@@ -31,7 +31,7 @@ func TestCheckTextLeavesSuppressedOut(t *testing.T) {
 
 // JSON lists suppressed findings apart, with what silenced them.
 func TestCheckJSONSuppressed(t *testing.T) {
-	res := &check.Result{Findings: []rules.Finding{
+	res := &analysis.Result{Findings: []rules.Finding{
 		{Rule: "KV101", Severity: "high", Message: "shown", Span: deploy.Span{File: "a.sh", Line: 1, Col: 1}, Server: -1},
 		{Rule: "KV104", Severity: "high", Message: "hidden", Span: deploy.Span{File: "a.sh", Line: 2, Col: 1}, Server: -1,
 			Suppression: &rules.Suppression{Kind: "config", Reason: "r", Span: deploy.Span{File: ".kvlint.yaml", Line: 4, Col: 5}}},

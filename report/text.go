@@ -7,13 +7,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 )
 
 // CheckText writes findings and errors the way compilers do: file:line:col,
 // then the source line with a caret under what to change, then a summary.
-func CheckText(w io.Writer, res *check.Result) error {
+func CheckText(w io.Writer, res *analysis.Result) error {
 	src := sourceCache{}
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
@@ -36,7 +36,7 @@ func CheckText(w io.Writer, res *check.Result) error {
 	return err
 }
 
-func summary(res *check.Result) string {
+func summary(res *analysis.Result) string {
 	bySeverity := map[string]int{}
 	reported, suppressed := 0, 0
 	for _, f := range res.Findings {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
@@ -19,7 +19,7 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := &check.Result{
+	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode"}},
 		Findings: []rules.Finding{{
 			Rule: "KV101", Severity: "high", Message: "pool too small",
@@ -45,7 +45,7 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 
 func TestCheckTextWithoutSource(t *testing.T) {
 	// A span in a file that no longer exists prints the position alone.
-	res := &check.Result{Findings: []rules.Finding{{Rule: "KV105", Severity: "info", Message: "m",
+	res := &analysis.Result{Findings: []rules.Finding{{Rule: "KV105", Severity: "info", Message: "m",
 		Span: deploy.Span{File: "gone.yaml", Line: 4, Col: 2}, Server: -1}}}
 	var out bytes.Buffer
 	if err := CheckText(&out, res); err != nil {

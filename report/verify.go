@@ -8,14 +8,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
-	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/verify"
 )
 
 // VerifyText writes `kvlint verify` for people: how each deployment was scaled into the
 // runtime, then one row per finding with its verdict, and the evidence under it.
-func VerifyText(w io.Writer, res *check.Result, rep *verify.Report) error {
+func VerifyText(w io.Writer, res *analysis.Result, rep *verify.Report) error {
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 	}
@@ -134,7 +134,7 @@ func wrapWords(text string, width int) []string {
 // VerifyJSON writes `kvlint verify --format json`: check's JSON document with "verdict" and
 // "evidence" added to each finding and a "verification" member holding the deployments as
 // the runtime ran them. Nothing of check's document changes: the fields are additive.
-func VerifyJSON(w io.Writer, res *check.Result, rep *verify.Report) error {
+func VerifyJSON(w io.Writer, res *analysis.Result, rep *verify.Report) error {
 	var doc bytes.Buffer
 	if err := CheckJSON(&doc, res); err != nil {
 		return err

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/verify"
 )
 
-func verifiedResult() (*check.Result, *verify.Report) {
+func verifiedResult() (*analysis.Result, *verify.Report) {
 	span := deploy.Span{File: "d.yaml", Line: 3, Col: 5, EndLine: 3, EndCol: 9}
-	res := &check.Result{
+	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode", Role: deploy.RoleDecode, Span: span}},
 		Findings: []rules.Finding{
 			{Rule: "KV101", Severity: "high", Message: "pool too small", Span: span},

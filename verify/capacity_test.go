@@ -3,7 +3,7 @@ package verify
 import (
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -43,7 +43,7 @@ func TestIncidentConfirmsKV101(t *testing.T) {
 }
 
 // sized returns the incident with every decode pool sized for context × concurrency.
-func sized(res *check.Result) *check.Result {
+func sized(res *analysis.Result) *analysis.Result {
 	out := *res
 	out.Estimates = append(out.Estimates[:0:0], res.Estimates...)
 	for i, s := range res.Servers {

@@ -5,15 +5,15 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
-	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/rules"
 )
 
 // fuzzResult is a PD deployment with whatever numbers the fuzzer picks, and a finding of
 // each kind verify runs the runtime for.
-func fuzzResult(pool, ctx int64, page, mrr, replicas, dp, chunk int, radixOff bool) *check.Result {
+func fuzzResult(pool, ctx int64, page, mrr, replicas, dp, chunk int, radixOff bool) *analysis.Result {
 	span := deploy.Span{File: "f.sh", Line: 1, Col: 1, EndLine: 1, EndCol: 2}
 	server := func(role deploy.Role) *deploy.Server {
 		s := &deploy.Server{Engine: deploy.EngineSGLang, Role: role, Name: string(role), Span: span,
@@ -35,7 +35,7 @@ func fuzzResult(pool, ctx int64, page, mrr, replicas, dp, chunk int, radixOff bo
 		}
 		return e
 	}
-	res := &check.Result{
+	res := &analysis.Result{
 		Servers:   []*deploy.Server{prefill, decode},
 		Estimates: []capacity.Estimate{est(false), est(true)},
 		Deployments: []deploy.Deployment{{Name: "f", Mode: deploy.ModeDisaggregated, Tenancy: deploy.TenancyMulti,

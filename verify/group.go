@@ -1,8 +1,7 @@
 package verify
 
 import (
-	"github.com/kvlint/kvlint/check"
-	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -11,19 +10,16 @@ import (
 // test can swap it.
 var groupDeployments = deploymentsOf
 
-func deploymentsOf(res *check.Result, opt Options) []deploy.Deployment {
+func deploymentsOf(res *analysis.Result, opt Options) []deploy.Deployment {
 	if res.Deployments != nil {
 		return res.Deployments
 	}
-	// A Result that did not come from check.Run: group it the way check does.
-	cfg := opt.Config
-	if cfg == nil {
-		cfg = &config.Config{}
-	}
+	// A Result that did not come from check.Run: group it the way check
+	// does, with kvlint's defaults for what no configuration declared
+	// (multi-tenant, no isolation key) and --tenancy over them.
 	ds := deploy.Group(res.Servers, nil)
 	for i := range ds {
-		p := cfg.Policy(ds[i].Name)
-		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = p.Tenancy, p.Declared, p.Isolation
+		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = deploy.TenancyMulti, false, deploy.DefaultIsolation()
 		if opt.Tenancy != "" {
 			ds[i].Tenancy, ds[i].TenancyDeclared = opt.Tenancy, true
 		}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
@@ -18,13 +19,13 @@ var (
 )
 
 // checked runs kvlint's check pipeline over paths, as `kvlint verify` does before verifying.
-func checked(t testing.TB, paths ...string) *check.Result {
+func checked(t testing.TB, paths ...string) *analysis.Result {
 	t.Helper()
 	return checkedWith(t, &config.Config{}, paths...)
 }
 
 // checkedWith runs check with a .kvlint.yaml.
-func checkedWith(t testing.TB, cfg *config.Config, paths ...string) *check.Result {
+func checkedWith(t testing.TB, cfg *config.Config, paths ...string) *analysis.Result {
 	t.Helper()
 	engineOnce.Do(func() { engine, engineErr = rules.New(context.Background()) })
 	if engineErr != nil {
@@ -50,7 +51,7 @@ func heavy(t *testing.T) {
 	}
 }
 
-func verified(t testing.TB, res *check.Result, opt Options) *Report {
+func verified(t testing.TB, res *analysis.Result, opt Options) *Report {
 	t.Helper()
 	rep, err := Run(context.Background(), res, opt)
 	if err != nil {
@@ -63,7 +64,7 @@ func verified(t testing.TB, res *check.Result, opt Options) *Report {
 }
 
 // serverIndex finds a server by role.
-func serverIndex(t testing.TB, res *check.Result, role deploy.Role) int {
+func serverIndex(t testing.TB, res *analysis.Result, role deploy.Role) int {
 	t.Helper()
 	for i, s := range res.Servers {
 		if s.Role == role {
@@ -75,7 +76,7 @@ func serverIndex(t testing.TB, res *check.Result, role deploy.Role) int {
 }
 
 // only keeps the findings of one rule, so a test pays only for the runs that rule needs.
-func only(res *check.Result, rule string) *check.Result {
+func only(res *analysis.Result, rule string) *analysis.Result {
 	out := *res
 	out.Findings = nil
 	for _, f := range res.Findings {
@@ -87,7 +88,7 @@ func only(res *check.Result, rule string) *check.Result {
 }
 
 // verdictOf returns the verdict on the first finding of a rule.
-func verdictOf(t testing.TB, res *check.Result, rep *Report, rule string) FindingVerdict {
+func verdictOf(t testing.TB, res *analysis.Result, rep *Report, rule string) FindingVerdict {
 	t.Helper()
 	for i, f := range res.Findings {
 		if f.Rule == rule {
@@ -100,14 +101,14 @@ func verdictOf(t testing.TB, res *check.Result, rep *Report, rule string) Findin
 
 // withFinding adds a finding that the rules of another change will raise (KV301…), so the
 // verdicts can be tested before and apart from the rule.
-func withFinding(res *check.Result, rule string, server int) *check.Result {
+func withFinding(res *analysis.Result, rule string, server int) *analysis.Result {
 	out := *res
 	out.Findings = append([]rules.Finding{{Rule: rule, Severity: "high", Server: server, Span: res.Servers[server].Span}}, nil...)
 	return &out
 }
 
 // setArg sets a flag on a copy of server i.
-func setArg(res *check.Result, i int, flag, value string) *check.Result {
+func setArg(res *analysis.Result, i int, flag, value string) *analysis.Result {
 	out := *res
 	out.Servers = append([]*deploy.Server(nil), res.Servers...)
 	s := *res.Servers[i]

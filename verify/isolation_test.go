@@ -3,7 +3,7 @@ package verify
 import (
 	"testing"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 )
@@ -12,7 +12,7 @@ import (
 // p = 1/C(120, 60) ≈ 1e-35, far below α; the CLI runs the audit's 250.
 const testSamples = 60
 
-func probeTest(t *testing.T, res *check.Result, rule string, opt Options) FindingVerdict {
+func probeTest(t *testing.T, res *analysis.Result, rule string, opt Options) FindingVerdict {
 	t.Helper()
 	opt.Seed, opt.Samples = 3, testSamples
 	rep := verified(t, res, opt)
@@ -32,7 +32,7 @@ func gateway() *config.Config {
 }
 
 // incident is the incident example as check sees it, with or without an enforced key.
-func incident(t *testing.T, enforced bool) *check.Result {
+func incident(t *testing.T, enforced bool) *analysis.Result {
 	t.Helper()
 	if enforced {
 		return checkedWith(t, gateway(), "../examples/incident")

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
-	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/verify/runtime"
 )
@@ -67,7 +67,7 @@ type ScaledWorker struct {
 // the scaled runtime configuration.
 type deployment struct {
 	dep     deploy.Deployment
-	servers []int // indices into check.Result.Servers
+	servers []int // indices into analysis.Result.Servers
 	scaling Scaling
 	base    runtime.Scenario // workers, router and timing; the workloads fill in the rest
 	// context is the scaled context window; maxInput the smallest max_req_input_len of any
@@ -85,7 +85,7 @@ type deployment struct {
 }
 
 // modelDeployment maps a deployment onto the runtime, or says why it cannot.
-func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) (*deployment, string) {
+func modelDeployment(dep deploy.Deployment, res *analysis.Result, opt Options) (*deployment, string) {
 	index := map[*deploy.Server]int{}
 	for i, s := range res.Servers {
 		index[s] = i
@@ -156,8 +156,8 @@ func modelDeployment(dep deploy.Deployment, res *check.Result, opt Options) (*de
 	switch {
 	case declared && running > 0:
 		sc.Concurrency, sc.ConcurrencySource = running, "--max-running-requests × schedulers"
-	case opt.expectedConcurrency() > 0:
-		sc.Concurrency, sc.ConcurrencySource = opt.expectedConcurrency(), "expected_concurrency"
+	case res.ExpectedConcurrency > 0:
+		sc.Concurrency, sc.ConcurrencySource = res.ExpectedConcurrency, "expected_concurrency"
 	default:
 		sc.Concurrency, sc.ConcurrencySource = 1, "not declared: one request at a time"
 	}

@@ -7,8 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/kvlint/kvlint/check"
-	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
@@ -24,10 +23,6 @@ type Options struct {
 	// Samples is the number of probes per arm of the prompt-caching audit; 0 means
 	// DefaultSamples (250).
 	Samples int
-	// Config is the .kvlint.yaml check ran with: its expected concurrency, and the
-	// tenancy and isolation of a Result that carries no Deployments. Nil means kvlint's
-	// defaults (multi-tenant, no isolation key).
-	Config *config.Config
 	// Tenancy is --tenancy, for a Result that carries no Deployments (check.Run applies it
 	// to the ones it groups).
 	Tenancy deploy.Tenancy
@@ -35,13 +30,6 @@ type Options struct {
 	Progress func(done, total int)
 	// Parallel bounds the runs in flight; 0 means GOMAXPROCS.
 	Parallel int
-}
-
-func (o Options) expectedConcurrency() int {
-	if o.Config == nil {
-		return 0
-	}
-	return o.Config.ExpectedConcurrency
 }
 
 func (o Options) samples() int {
@@ -58,7 +46,7 @@ type Report struct {
 	// number of probe cells in the run (Bonferroni); 0 when nothing was probed.
 	Alpha       float64            `json:"alpha"`
 	Deployments []DeploymentReport `json:"deployments"`
-	// Findings[i] is the verdict on check.Result.Findings[i]; the zero FindingVerdict
+	// Findings[i] is the verdict on analysis.Result.Findings[i]; the zero FindingVerdict
 	// (no Verdict) for a suppressed finding, which is not verified.
 	Findings []FindingVerdict `json:"findings"`
 }
@@ -104,7 +92,7 @@ type plan struct {
 // Run verifies the findings of a check run. It returns an error only when the runtime
 // refuses a scenario verify built, which is a bug in verify; findings it cannot judge get
 // the verdict not-applicable or inconclusive with the reason.
-func Run(ctx context.Context, res *check.Result, opt Options) (*Report, error) {
+func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error) {
 	p := &plan{probe: map[int]probePlan{}}
 	owner := map[int]int{}         // server index → deployment
 	unmodelled := map[int]string{} // server index → why its deployment is not run

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kvlint/kvlint/config"
@@ -74,41 +75,45 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 	}
 }
 
-func TestGroupingTakesPolicyPerDeployment(t *testing.T) {
-	res := checked(t, "../examples")
-	opt := Options{Config: &config.Config{
+func TestGroupingTakesCheckDeploymentsOrDefaults(t *testing.T) {
+	res := checkedWith(t, &config.Config{
 		Tenancy:     deploy.TenancySingle,
 		Deployments: map[string]config.DeploymentSettings{"llama70b": {Tenancy: deploy.TenancyMulti, Isolation: config.Isolation{CacheSalt: deploy.CacheSaltGateway}}},
-	}}
-	// check's own deployments are taken as they are.
-	if got := groupDeployments(res, opt); len(got) != len(res.Deployments) || &got[0] != &res.Deployments[0] {
+	}, "../examples")
+	// check's own deployments, with the policy it applied, are taken as they are.
+	got := groupDeployments(res, Options{})
+	if len(got) != len(res.Deployments) || &got[0] != &res.Deployments[0] {
 		t.Errorf("check's deployments were not used")
 	}
-	// A Result built by hand is grouped the way check groups.
-	res.Deployments = nil
-	var got []string
-	for _, d := range groupDeployments(res, opt) {
-		got = append(got, fmt.Sprintf("%s %s %s %v", d.Name, d.Mode, d.Tenancy, enforced(d)))
+	var seen []string
+	for _, d := range got {
+		seen = append(seen, fmt.Sprintf("%s %s %s %v", d.Name, d.Mode, d.Tenancy, enforced(d)))
 	}
-	have := map[string]bool{}
-	for _, g := range got {
-		have[g] = true
+	if !slices.Contains(seen, "llama70b disaggregated multi true") || !slices.Contains(seen, "llama8b disaggregated single false") {
+		t.Errorf("check's per-deployment policy is lost: %q", seen)
+	}
+	// A Result built by hand is grouped the way check groups, with kvlint's
+	// defaults where no configuration could have spoken: multi-tenant,
+	// undeclared, no isolation key.
+	res.Deployments = nil
+	seen = nil
+	for _, d := range groupDeployments(res, Options{}) {
+		seen = append(seen, fmt.Sprintf("%s %s %s %v %v", d.Name, d.Mode, d.Tenancy, d.TenancyDeclared, enforced(d)))
 	}
 	for _, want := range []string{
-		"llama8b disaggregated single false",
-		"llama70b disaggregated multi true",
-		"../examples/scripts/Dockerfile:6 colocated single false",
-		"sglang colocated single false",
-		"../examples/scripts/serve.sh:9 colocated single false",
+		"llama8b disaggregated multi false false",
+		"llama70b disaggregated multi false false",
+		"../examples/scripts/Dockerfile:6 colocated multi false false",
+		"sglang colocated multi false false",
+		"../examples/scripts/serve.sh:9 colocated multi false false",
 	} {
-		if !have[want] {
-			t.Errorf("no deployment %q among %q", want, got)
+		if !slices.Contains(seen, want) {
+			t.Errorf("no deployment %q among %q", want, seen)
 		}
 	}
-	opt.Tenancy = deploy.TenancyMulti
-	for _, d := range groupDeployments(res, opt) {
-		if d.Tenancy != deploy.TenancyMulti {
-			t.Errorf("--tenancy multi left %s %s", d.Name, d.Tenancy)
+	for _, d := range groupDeployments(res, Options{Tenancy: deploy.TenancySingle}) {
+		if d.Tenancy != deploy.TenancySingle || !d.TenancyDeclared {
+			t.Errorf("--tenancy single left %s %s", d.Name, d.Tenancy)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/baseline"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
@@ -68,7 +69,7 @@ func (f *commonFlags) newEngine(ctx context.Context) (*rules.Engine, error) {
 }
 
 // analyse validates the shared flags, loads the configuration and runs the pipeline.
-func (f *commonFlags) analyse(ctx context.Context, paths []string) (*check.Result, *config.Config, error) {
+func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Result, *config.Config, error) {
 	switch deploy.Tenancy(f.tenancy) {
 	case "", deploy.TenancyMulti, deploy.TenancySingle:
 	default:
@@ -155,7 +156,7 @@ the run).`,
 				code = ee.code
 			}
 			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category}
-			if run.verification, err = vf.verify(cmd, res, cfg, flags.tenancy); err != nil {
+			if run.verification, err = vf.verify(cmd, res, flags.tenancy); err != nil {
 				return err
 			}
 			if err := writeOutputs(cmd.OutOrStdout(), outs, run); err != nil {
@@ -177,7 +178,7 @@ the run).`,
 // exitFor picks the exit code: input that could not be analysed outranks
 // findings, because a run that did not see everything proves nothing clean.
 // Suppressed findings don't count.
-func exitFor(res *check.Result, threshold rules.Severity) error {
+func exitFor(res *analysis.Result, threshold rules.Severity) error {
 	if len(res.Errors) > 0 {
 		return exitError{exitInput}
 	}

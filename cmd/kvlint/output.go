@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
@@ -78,7 +78,7 @@ func parseOutputs(spec, outputPath string) ([]output, error) {
 
 // checkRun is what the renderers of kvlint check need.
 type checkRun struct {
-	res      *check.Result
+	res      *analysis.Result
 	rules    []rules.Rule
 	exitCode int // known before anything is written: SARIF records it
 	category string

@@ -10,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kvlint/kvlint/check"
-	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/verify"
 )
@@ -49,14 +48,14 @@ func (v *verifyFlags) validate(cmd *cobra.Command) error {
 }
 
 // verify runs the verification when it is enabled; nil otherwise.
-func (v *verifyFlags) verify(cmd *cobra.Command, res *check.Result, cfg *config.Config, tenancy string) (*verify.Report, error) {
+func (v *verifyFlags) verify(cmd *cobra.Command, res *analysis.Result, tenancy string) (*verify.Report, error) {
 	if !v.enabled {
 		return nil, nil
 	}
 	bar := newProgressBar(cmd.ErrOrStderr())
 	defer bar.finish()
 	return verify.Run(cmd.Context(), res, verify.Options{
-		Seed: v.seed, Requests: v.requests, Config: cfg, Tenancy: deploy.Tenancy(tenancy), Progress: bar.update,
+		Seed: v.seed, Requests: v.requests, Tenancy: deploy.Tenancy(tenancy), Progress: bar.update,
 	})
 }
 

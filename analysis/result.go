@@ -1,0 +1,27 @@
+// Package analysis holds what one kvlint run learned: the servers found, the
+// pool each will allocate, how they group into deployments, the findings and
+// the input that could not be analysed. It is data only: check produces it,
+// and verify and the reporters read it without depending on the pipeline
+// (and so on every parser, Helm, Terraform and OPA) that produced it.
+package analysis
+
+import (
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/rules"
+)
+
+// Result is everything one run learned, in a deterministic order.
+type Result struct {
+	Servers   []*deploy.Server
+	Estimates []capacity.Estimate // Estimates[i] belongs to Servers[i]
+	Findings  []rules.Finding
+	// Deployments group Servers by the endpoint they serve, with the
+	// tenancy and isolation in force for each (deploy.Group).
+	Deployments []deploy.Deployment
+	Errors      []*deploy.Error
+	// ExpectedConcurrency is the number of concurrent requests the run's
+	// configuration declares (.kvlint.yaml expected_concurrency); 0 when it
+	// declares none.
+	ExpectedConcurrency int
+}
