@@ -8,6 +8,7 @@ package analysis
 import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -19,7 +20,7 @@ type Result struct {
 	// Deployments group Servers by the endpoint they serve, with the
 	// tenancy and isolation in force for each (deploy.Group).
 	Deployments []deploy.Deployment
-	Errors      []*deploy.Error
+	Errors      []*diag.Diagnostic
 	// ExpectedConcurrency is the number of concurrent requests the run's
 	// configuration declares (.kvlint.yaml expected_concurrency); 0 when it
 	// declares none.

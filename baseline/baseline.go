@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/jsonpos"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/rules"
@@ -86,18 +87,18 @@ func Write(w io.Writer, f *File) error {
 	return enc.Encode(f)
 }
 
-// Load reads a baseline file. Errors are *deploy.Error at the place in the
+// Load reads a baseline file. Errors are *diag.Diagnostic at the place in the
 // file that is wrong, or at the file when it cannot be read.
 func Load(path string) (*File, error) {
 	data, err := limits.ReadFile(path)
 	if err != nil {
-		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
+		return nil, diag.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}
 	return Parse(path, data)
 }
 
 // Parse decodes a baseline's text; name is the file it came from. Errors
-// are *deploy.Error at the place in the text that is wrong.
+// are *diag.Diagnostic at the place in the text that is wrong.
 func Parse(name string, data []byte) (*File, error) {
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))

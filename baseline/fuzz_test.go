@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // FuzzParse: any text is a baseline or an error placed inside the text,
@@ -26,9 +26,9 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		var de *deploy.Error
+		var de *diag.Diagnostic
 		if !errors.As(err, &de) {
-			t.Fatalf("error %v is not a *deploy.Error", err)
+			t.Fatalf("error %v is not a *diag.Diagnostic", err)
 		}
 		if de.Span.File != "b.json" || de.Span.Line < 1 || de.Span.Col < 1 {
 			t.Fatalf("error not placed in the text: %+v", de.Span)

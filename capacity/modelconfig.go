@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 )
 
@@ -29,13 +30,13 @@ const (
 // rope_scaling, dtype, quantization_config, and hf_quant_config.json beside
 // it. config.json has no parameter count: when the directory also holds
 // model.safetensors.index.json, its metadata.total_size becomes WeightsBytes;
-// otherwise the weights stay unknown. Errors are *deploy.Error naming the file
+// otherwise the weights stay unknown. Errors are *diag.Diagnostic naming the file
 // (with line:col for JSON syntax errors and bad values).
 func ReadModelConfig(path string) (*Model, error) {
 	file := path
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, &deploy.Error{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + limits.Describe(err)}
+		return nil, &diag.Diagnostic{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
 	dir := filepath.Dir(path)
 	if info.IsDir() {
@@ -44,7 +45,7 @@ func ReadModelConfig(path string) (*Model, error) {
 	}
 	data, err := limits.ReadFile(file)
 	if err != nil {
-		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + limits.Describe(err)}
+		return nil, &diag.Diagnostic{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
 	m, err := parseModelConfig(file, data)
 	if err != nil {
@@ -66,7 +67,7 @@ type configReader struct {
 	doc    *jsonDoc
 	obj    map[string]any
 	prefix string // key path of obj in doc ("" or "text_config")
-	err    *deploy.Error
+	err    *diag.Diagnostic
 }
 
 func (r *configReader) path(key string) string {
@@ -346,7 +347,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 
 	for _, r := range []*configReader{top, text} {
 		if r.err != nil {
-			return nil, r.err // a non-nil *deploy.Error
+			return nil, r.err // a non-nil *diag.Diagnostic
 		}
 	}
 	switch {
@@ -362,12 +363,12 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 	return m, nil
 }
 
-func missingField(r *configReader, key string) *deploy.Error {
+func missingField(r *configReader, key string) *diag.Diagnostic {
 	where := "the config"
 	if r.prefix != "" {
 		where = r.prefix
 	}
-	return &deploy.Error{Span: deploy.Span{File: r.doc.File()}, Message: fmt.Sprintf("%s has no %s: it does not describe a transformer language model kvlint can size", where, key)}
+	return &diag.Diagnostic{Span: deploy.Span{File: r.doc.File()}, Message: fmt.Sprintf("%s has no %s: it does not describe a transformer language model kvlint can size", where, key)}
 }
 
 func firstNonEmpty(s ...string) string {
@@ -547,7 +548,7 @@ func readSideFile(dir, name string) (*jsonDoc, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, &deploy.Error{Span: deploy.Span{File: file}, Message: "cannot read: " + limits.Describe(err)}
+		return nil, &diag.Diagnostic{Span: deploy.Span{File: file}, Message: "cannot read: " + limits.Describe(err)}
 	}
 	doc, derr := decodeJSONObject(file, data)
 	if derr != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 func TestReadModelConfig(t *testing.T) {
@@ -119,9 +119,9 @@ func TestReadModelConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			_, err := ReadModelConfig(filepath.Join("testdata", tt.file))
-			var de *deploy.Error
+			var de *diag.Diagnostic
 			if !errors.As(err, &de) {
-				t.Fatalf("error %v (%T), want *deploy.Error", err, err)
+				t.Fatalf("error %v (%T), want *diag.Diagnostic", err, err)
 			}
 			if !strings.Contains(de.Span.File, "testdata") || de.Span.Line != tt.line || de.Span.Col != tt.col || !strings.Contains(de.Message, tt.message) {
 				t.Errorf("error at %s:%d:%d %q; want line %d col %d containing %q", de.Span.File, de.Span.Line, de.Span.Col, de.Message, tt.line, tt.col, tt.message)
@@ -146,7 +146,7 @@ func TestParseModelConfigPositions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := parseModelConfig("c.json", []byte(tt.data))
-		var de *deploy.Error
+		var de *diag.Diagnostic
 		if !errors.As(err, &de) {
 			t.Errorf("%q: error %v", tt.data, err)
 			continue
@@ -158,7 +158,7 @@ func TestParseModelConfigPositions(t *testing.T) {
 }
 
 // FuzzReadModelConfig feeds arbitrary config.json text to the parser: it must
-// never panic, every error must be a *deploy.Error naming the file with a
+// never panic, every error must be a *diag.Diagnostic naming the file with a
 // position inside it (or none), and every model it accepts must be one the
 // estimator can run on without panicking.
 func FuzzReadModelConfig(f *testing.F) {
@@ -173,7 +173,7 @@ func FuzzReadModelConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parseModelConfig("config.json", data)
 		if err != nil {
-			var de *deploy.Error
+			var de *diag.Diagnostic
 			if !errors.As(err, &de) || de.Span.File != "config.json" {
 				t.Fatalf("error %v (%T) does not name the file", err, err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
@@ -102,7 +103,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	return res, nil
 }
 
-func sortErrors(errs []*deploy.Error) {
+func sortErrors(errs []*diag.Diagnostic) {
 	sort.SliceStable(errs, func(i, j int) bool {
 		a, b := errs[i].Span, errs[j].Span
 		if a.File != b.File {

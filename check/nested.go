@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // configTree answers "which .kvlint.yaml governs this file?" when a run
@@ -25,7 +26,7 @@ type configTree struct {
 
 	mu    sync.Mutex
 	byDir map[string]*config.Config // directory → governing configuration
-	errs  []*deploy.Error
+	errs  []*diag.Diagnostic
 }
 
 func newConfigTree(run *config.Config, nested bool) *configTree {
@@ -103,12 +104,12 @@ func (t *configTree) forServers(servers []*deploy.Server) *config.Config {
 
 // asError is a configuration's error as a diagnostic: config.Load places
 // its errors; anything else is about the file as a whole.
-func asError(file string, err error) *deploy.Error {
-	var de *deploy.Error
+func asError(file string, err error) *diag.Diagnostic {
+	var de *diag.Diagnostic
 	if errors.As(err, &de) {
 		return de
 	}
-	return &deploy.Error{Span: deploy.Span{File: file}, Message: err.Error()}
+	return &diag.Diagnostic{Span: deploy.Span{File: file}, Message: err.Error()}
 }
 
 // relative names an absolute path from the working directory when it lies

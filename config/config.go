@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -80,12 +81,12 @@ func Find(dir string) (*Config, error) {
 }
 
 // Load reads one configuration file. Unknown keys are errors, so a typo
-// (`tennancy:`) is not silently ignored. Errors are *deploy.Error at the
+// (`tennancy:`) is not silently ignored. Errors are *diag.Diagnostic at the
 // place in the file that must change.
 func Load(path string) (*Config, error) {
 	data, err := limits.ReadFile(path)
 	if err != nil {
-		return nil, deploy.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
+		return nil, diag.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}
 	c, err := Parse(path, data)
 	if err != nil {
@@ -97,7 +98,7 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse decodes configuration text; name is the file it came from. Errors
-// are *deploy.Error at the place in the text they are about.
+// are *diag.Diagnostic at the place in the text they are about.
 func Parse(name string, data []byte) (*Config, error) {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
@@ -110,7 +111,7 @@ func Parse(name string, data []byte) (*Config, error) {
 			continue
 		}
 		if root != nil {
-			return nil, deploy.Errorf(src.LineSpan(d.Line), "%s holds one YAML document; this is a second one", FileName)
+			return nil, diag.Errorf(src.LineSpan(d.Line), "%s holds one YAML document; this is a second one", FileName)
 		}
 		root = d.Root
 	}

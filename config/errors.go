@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -56,18 +57,18 @@ var wrongType = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `([^`]*)`)? in
 // positioned turns a decoding or validation error into a diagnostic at the
 // place in the file it is about; root is the decoded document (nil when the
 // file is empty).
-func positioned(src *yamlsrc.Source, root *yaml.Node, err error) *deploy.Error {
+func positioned(src *yamlsrc.Source, root *yaml.Node, err error) *diag.Diagnostic {
 	var ne *nodeError
 	if errors.As(err, &ne) {
-		return deploy.Errorf(src.NodeSpan(ne.node), "%s", ne.msg)
+		return diag.Errorf(src.NodeSpan(ne.node), "%s", ne.msg)
 	}
 	var fe *fieldError
 	if errors.As(err, &fe) {
-		return deploy.Errorf(fieldSpan(src, root, fe.path), "%s", fe.msg)
+		return diag.Errorf(fieldSpan(src, root, fe.path), "%s", fe.msg)
 	}
 	m := yamlLine.FindStringSubmatch(err.Error())
 	if m == nil {
-		return deploy.Errorf(deploy.Span{File: src.File}, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return diag.Errorf(deploy.Span{File: src.File}, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	line, _ := strconv.Atoi(m[1])
 	msg := m[2]
@@ -82,9 +83,9 @@ func positioned(src *yamlsrc.Source, root *yaml.Node, err error) *deploy.Error {
 		}
 	}
 	if n := nodeAt(root, line, is); n != nil {
-		return deploy.Errorf(src.NodeSpan(n), "%s", msg)
+		return diag.Errorf(src.NodeSpan(n), "%s", msg)
 	}
-	return deploy.Errorf(src.LineSpan(line), "%s", msg)
+	return diag.Errorf(src.LineSpan(line), "%s", msg)
 }
 
 // fieldSpan is the span of the value at path, else of the deepest key on

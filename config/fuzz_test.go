@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // FuzzParse feeds arbitrary text to the .kvlint.yaml decoder: it must return a
@@ -34,9 +34,9 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		var de *deploy.Error
+		var de *diag.Diagnostic
 		if !errors.As(err, &de) {
-			t.Fatalf("error %v is not a *deploy.Error", err)
+			t.Fatalf("error %v is not a *diag.Diagnostic", err)
 		}
 		if de.Span.File != "k.yaml" || de.Span.Line < 1 || de.Span.Col < 1 {
 			t.Fatalf("error %q not placed in the file: %+v", de.Message, de.Span)

@@ -192,17 +192,3 @@ type Deployment struct {
 	// --decode URL, or a service-discovery selector, reaches.
 	Links []Link `json:"-"`
 }
-
-// Error is input kvlint could not analyse. It is reported like a finding and
-// makes the run exit 3.
-type Error struct {
-	Span    Span
-	Message string
-}
-
-func (e *Error) Error() string { return e.Span.String() + ": " + e.Message }
-
-// Errorf builds an Error at span.
-func Errorf(span Span, format string, args ...any) *Error {
-	return &Error{Span: span, Message: fmt.Sprintf(format, args...)}
-}

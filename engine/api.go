@@ -3,7 +3,10 @@
 // (argparse) semantics, and recognising a launch inside a command line.
 package engine
 
-import "github.com/kvlint/kvlint/deploy"
+import (
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
+)
 
 // Program identifies a command-line interface whose flags kvlint knows.
 type Program string
@@ -57,7 +60,7 @@ type Result struct {
 	Args        map[string]deploy.Value // canonical name → value in force
 	Positionals []deploy.Value
 	Issues      []deploy.FlagIssue
-	Errors      []*deploy.Error // e.g. a --config file that can't be read or parsed
+	Errors      []*diag.Diagnostic // e.g. a --config file that can't be read or parsed
 	// Opaque are words that could not be resolved where an option could
 	// stand (an unexpanded "$EXTRA_ARGS"): they may hold any flags, so a
 	// flag's absence from Args is not proof that it is unset.

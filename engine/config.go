@@ -7,8 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kvlint/kvlint/deploy"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // mergeConfig does what prepare_server_args does before argparse runs
@@ -225,7 +227,7 @@ func (p *parser) ignoredConfig(tok token) {
 }
 
 func (p *parser) error(span deploy.Span, format string, args ...any) {
-	p.res.Errors = append(p.res.Errors, deploy.Errorf(span, format, args...))
+	p.res.Errors = append(p.res.Errors, diag.Errorf(span, format, args...))
 }
 
 // sourceLines turns yaml.v3 positions (1-based lines, columns counted in

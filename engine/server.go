@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Server recognises an engine launch in the words of one simple command and
@@ -32,7 +33,7 @@ import (
 // file); they come with the server, which is still returned.
 //
 // Result.Opaque and Result.Lists become Server.Opaque and Server.ArgLists.
-func Server(words []deploy.Value, read ReadFile) (*deploy.Server, []*deploy.Error, bool) {
+func Server(words []deploy.Value, read ReadFile) (*deploy.Server, []*diag.Diagnostic, bool) {
 	l, ok := Detect(words)
 	if !ok {
 		return nil, nil, false

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 )
 
@@ -55,12 +56,12 @@ type File struct {
 // over. A path given explicitly as a file is always checked, ignored or not,
 // and its kind is sniffed even if its name says nothing. Paths that can't be
 // read are returned as errors, and the walk goes on.
-func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
+func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 	if ignore == nil {
 		ignore = &Ignore{}
 	}
 	var files []File
-	var errs []*deploy.Error
+	var errs []*diag.Diagnostic
 	seen := map[string]bool{}
 	add := func(f File) {
 		if !seen[f.Path] {
@@ -71,13 +72,13 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
+			errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
 			continue
 		}
 		if !info.IsDir() {
 			kind, ok, err := classify(root, true)
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
+				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
 				add(File{Path: filepath.Dir(root), Kind: kind}) // a .tf or .tfvars file names its module
 			} else if chart, isChart := chartNamedBy(root); isChart {
@@ -85,7 +86,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			} else if ok {
 				add(File{Path: root, Kind: kind})
 			} else {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: root},
+				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root},
 					Message: "not a format kvlint reads (shell script, Dockerfile, compose file or Kubernetes YAML)"})
 			}
 			continue
@@ -93,7 +94,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 		ig := &Ignore{rules: append([]ignoreRule(nil), ignore.rules...)}
 		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
+				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
@@ -125,7 +126,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			}
 			kind, ok, err := classify(p, false)
 			if err != nil {
-				errs = append(errs, &deploy.Error{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
+				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
 				if strings.HasSuffix(p, ".tf") { // tfvars files belong to the module of their .tf files
 					add(File{Path: filepath.Dir(p), Kind: kind})
@@ -136,7 +137,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*deploy.Error) {
 			return nil
 		})
 		if walkErr != nil {
-			errs = append(errs, &deploy.Error{Span: deploy.Span{File: root}, Message: limits.Describe(walkErr)})
+			errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root}, Message: limits.Describe(walkErr)})
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })

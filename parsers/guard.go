@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // DefaultFileTimeout is how long one file may take to parse, render or
@@ -22,9 +23,9 @@ const maxMessageBytes = 2000
 
 // ParseWith is Parse with settings from the command line. It is the last
 // line of defence for every format: a parser that panics or runs past
-// opt.FileTimeout becomes a *deploy.Error at the file, and the other files
+// opt.FileTimeout becomes a *diag.Diagnostic at the file, and the other files
 // are still analysed.
-func ParseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
+func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 	p := guard(f, opt, func() Parsed {
 		s, e := parseWith(f, opt)
 		return Parsed{Servers: s, Errors: e}
@@ -51,7 +52,7 @@ func guard(f File, opt Options, parse func() Parsed) Parsed {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- Parsed{Errors: []*deploy.Error{panicError(f, r, debug.Stack())}}
+				done <- Parsed{Errors: []*diag.Diagnostic{panicError(f, r, debug.Stack())}}
 			}
 		}()
 		done <- parse()
@@ -67,7 +68,7 @@ func guard(f File, opt Options, parse func() Parsed) Parsed {
 		}
 		return p
 	case <-timer.C:
-		return Parsed{Errors: []*deploy.Error{deploy.Errorf(deploy.Span{File: f.Path},
+		return Parsed{Errors: []*diag.Diagnostic{diag.Errorf(deploy.Span{File: f.Path},
 			"%s took longer than %s, kvlint's limit for one file; it was not analysed", doing(f.Kind), timeout)}}
 	}
 }
@@ -85,8 +86,8 @@ func doing(k Kind) string {
 
 // panicError reports a parser's panic as a diagnostic: it is kvlint's bug,
 // not the user's, so the message says so and carries the frame that failed.
-func panicError(f File, r any, stack []byte) *deploy.Error {
-	return deploy.Errorf(deploy.Span{File: f.Path},
+func panicError(f File, r any, stack []byte) *diag.Diagnostic {
+	return diag.Errorf(deploy.Span{File: f.Path},
 		"internal error while %s (please report it with this file): %v\n%s", doing(f.Kind), r, clipMessage(string(stack)))
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 func TestGuardTurnsAPanicIntoAnErrorAtTheFile(t *testing.T) {
@@ -39,7 +40,7 @@ func TestGuardStopsWaitingForAParseThatNeverEnds(t *testing.T) {
 func TestGuardClipsOverlongMessages(t *testing.T) {
 	long := "include \"loop\": " + strings.Repeat("error calling include: ", 5000) + "nested reference name: loop"
 	p := guard(File{Path: "a.yaml", Kind: KindKubernetes}, Options{}, func() Parsed {
-		return Parsed{Errors: []*deploy.Error{{Span: deploy.Span{File: "a.yaml"}, Message: long}, nil}}
+		return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: "a.yaml"}, Message: long}, nil}}
 	})
 	m := p.Errors[0].Message
 	if len(m) > maxMessageBytes+100 || !strings.HasPrefix(m, "include \"loop\"") || !strings.HasSuffix(m, "nested reference name: loop") ||

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/helm"
 )
 
@@ -70,6 +71,6 @@ func parseHelm(f File, opt Options) Parsed {
 }
 
 // parseHelmValues checks a values file without its chart.
-func parseHelmValues(f File, data []byte) ([]*deploy.Server, []*deploy.Error) {
+func parseHelmValues(f File, data []byte) ([]*deploy.Server, []*diag.Diagnostic) {
 	return helm.ParseValues(f.Path, data)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/compose"
 	"github.com/kvlint/kvlint/parsers/dockerfile"
@@ -33,10 +34,10 @@ type Options struct {
 // Parse reads one discovered file and returns the servers it launches. Errors
 // describe input that could not be analysed; servers found before or after a
 // bad part of the file are still returned.
-func Parse(f File) ([]*deploy.Server, []*deploy.Error) { return ParseWith(f, Options{}) }
+func Parse(f File) ([]*deploy.Server, []*diag.Diagnostic) { return ParseWith(f, Options{}) }
 
 // parseWith is ParseWith without its guard (guard.go).
-func parseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
+func parseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 	p := parseAllWith(f, opt)
 	return p.Servers, p.Errors
 }
@@ -45,7 +46,7 @@ func parseWith(f File, opt Options) ([]*deploy.Server, []*deploy.Error) {
 func parseText(f File, data []byte) Parsed {
 	read := ReadBeside(f.Path)
 	var s []*deploy.Server
-	var e []*deploy.Error
+	var e []*diag.Diagnostic
 	switch f.Kind {
 	case KindShell:
 		s, e = shell.Parse(f.Path, data, read)
@@ -59,9 +60,9 @@ func parseText(f File, data []byte) Parsed {
 	case KindHelmValues:
 		s, e = parseHelmValues(f, data)
 	case KindUnsupported:
-		e = []*deploy.Error{unsupported(f.Path, data)}
+		e = []*diag.Diagnostic{unsupported(f.Path, data)}
 	default:
-		e = []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
+		e = []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
 	}
 	return Parsed{Servers: s, Errors: e}
 }
@@ -69,19 +70,19 @@ func parseText(f File, data []byte) Parsed {
 // ParseFiles parses files on every core and returns servers and errors in
 // file order, whatever order the workers finish in, so output is
 // deterministic.
-func ParseFiles(files []File) ([]*deploy.Server, []*deploy.Error) {
+func ParseFiles(files []File) ([]*deploy.Server, []*diag.Diagnostic) {
 	return ParseFilesWith(files, Options{})
 }
 
 // ParseFilesWith is ParseFiles with settings from the command line.
-func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*deploy.Error) {
+func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 	p := ParseFileSetWith(files, opt)
 	return p.Servers, p.Errors
 }
 
 // unsupported reports a Helm template or Terraform file that mentions an
 // engine, at the first mention, so the user sees what was not analysed.
-func unsupported(name string, data []byte) *deploy.Error {
+func unsupported(name string, data []byte) *diag.Diagnostic {
 	what := "Terraform is not analysed yet"
 	if !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars") {
 		what = "Helm chart templates are not rendered yet"
@@ -99,7 +100,7 @@ func unsupported(name string, data []byte) *deploy.Error {
 		col := at - (bytes.LastIndexByte(data[:at], '\n') + 1) + 1
 		span = deploy.Span{File: name, Line: line, Col: col, EndLine: line, EndCol: col + width}
 	}
-	return &deploy.Error{Span: span, Message: what + ": the server this file defines was not checked"}
+	return &diag.Diagnostic{Span: span, Message: what + ": the server this file defines was not checked"}
 }
 
 // ReadBeside returns the engine.ReadFile for files named on a command line in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers/terraform"
@@ -15,7 +16,7 @@ import (
 type Parsed struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
-	Errors   []*deploy.Error
+	Errors   []*diag.Diagnostic
 	// Unmarked[i] is true when the i-th file parsed was read whole and its
 	// text never names kvlint (DirectiveMarker): it holds no suppression,
 	// so the suppression step need not read it again. False for a chart or
@@ -42,7 +43,7 @@ func parseAllWith(f File, opt Options) Parsed {
 	}
 	data, err := readBounded(f.Path)
 	if err != nil {
-		return Parsed{Errors: []*deploy.Error{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
+		return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
 	}
 	p := parseText(f, data)
 	p.Unmarked = []bool{!bytes.Contains(data, []byte(DirectiveMarker))}

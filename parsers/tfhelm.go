@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/helm"
 	"github.com/kvlint/kvlint/parsers/terraform"
@@ -16,7 +17,7 @@ func terraformOptions(opt Options) terraform.Options {
 }
 
 // renderHelmRelease renders a helm_release's chart through parsers/helm.
-func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace}
 	for _, v := range r.Values {
 		rel.Values = append(rel.Values, helm.Values{File: v.File, Data: v.Data, Origin: v.Origin, Unknown: v.Unknown})

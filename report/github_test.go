@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -27,7 +28,7 @@ func TestCheckGitHub(t *testing.T) {
 				Span: deploy.Span{File: "serve.sh", Line: 2, Col: 1}, Server: -1,
 				Suppression: &rules.Suppression{Kind: "inline", Reason: "known"}},
 		},
-		Errors: []*deploy.Error{
+		Errors: []*diag.Diagnostic{
 			{Span: deploy.Span{File: "charts/x/templates/a.yaml"}, Message: "cannot render\r\nthe chart"},
 		},
 	}

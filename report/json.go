@@ -10,6 +10,7 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -126,7 +127,7 @@ func serverJSON(s *deploy.Server) jsonServer {
 	return js
 }
 
-func errorJSON(e *deploy.Error) jsonError {
+func errorJSON(e *diag.Diagnostic) jsonError {
 	return jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -25,7 +26,7 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 			Rule: "KV101", Severity: "high", Message: "pool too small",
 			Span: deploy.Span{File: file, Line: 3, Col: 5, EndLine: 3, EndCol: 10}, Server: 0,
 		}},
-		Errors: []*deploy.Error{{Span: deploy.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 5}, Message: "bad"}},
+		Errors: []*diag.Diagnostic{{Span: deploy.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 5}, Message: "bad"}},
 	}
 	var out bytes.Buffer
 	if err := CheckText(&out, res); err != nil {

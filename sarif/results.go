@@ -9,6 +9,7 @@ import (
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -168,7 +169,7 @@ func nameUUID(key string) string {
 // inputError is a tool execution notification for input kvlint could not
 // analyse: GitHub shows these on the tool's status page, and the run's exit
 // code is 3.
-func (b *builder) inputError(e *deploy.Error) *gosarif.Notification {
+func (b *builder) inputError(e *diag.Diagnostic) *gosarif.Notification {
 	n := gosarif.NewNotification().WithLevel("error").WithTextMessage(e.Message)
 	if e.Span.File != "" {
 		n.AddLocation(b.location(e.Span, ""))

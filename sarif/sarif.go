@@ -25,6 +25,7 @@ import (
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -41,9 +42,9 @@ const (
 
 // Log is what one kvlint run produced, as SARIF reports it.
 type Log struct {
-	Rules    []rules.Rule    // every rule that ran (rules.Engine.Rules())
-	Findings []rules.Finding // suppressed ones included, marked
-	Errors   []*deploy.Error // inputs that could not be analysed
+	Rules    []rules.Rule       // every rule that ran (rules.Engine.Rules())
+	Findings []rules.Finding    // suppressed ones included, marked
+	Errors   []*diag.Diagnostic // inputs that could not be analysed
 	// Servers names the server of each finding (Finding.Server indexes it);
 	// optional.
 	Servers []*deploy.Server

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -82,7 +83,7 @@ func newSynthetic(t testing.TB) synthetic {
 				Span:    deploy.Span{File: s.template, Line: 1}, // a whole line
 			},
 		},
-		Errors: []*deploy.Error{
+		Errors: []*diag.Diagnostic{
 			{Span: span(s.template, 2, 3, 5), Message: "cannot parse this"},
 			{Span: deploy.Span{File: filepath.Join(s.dir, "missing.yaml")}, Message: "no such file"},
 			{Message: "an error with no position"},

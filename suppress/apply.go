@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
@@ -39,7 +40,7 @@ type Options struct {
 	Now time.Time
 	// Errors are the input errors of the run: suppressions in a file that
 	// could not be analysed are not reported as unused.
-	Errors []*deploy.Error
+	Errors []*diag.Diagnostic
 	// IsRule reports whether an ID is a rule of this run, to name unknown
 	// IDs in KV002 messages; nil treats every ID as known.
 	IsRule func(id string) bool

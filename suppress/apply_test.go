@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -114,7 +115,7 @@ echo
 	files := []File{{Path: sh, Format: FormatShell}, {Path: k8s, Format: FormatYAML}, {Path: whole, Format: FormatYAML}, {Path: broken, Format: FormatShell}}
 	facts := Apply(findings, Options{
 		Files: files, Config: cfg, Now: now,
-		Errors: []*deploy.Error{{Span: deploy.Span{File: broken, Line: 1}}},
+		Errors: []*diag.Diagnostic{{Span: deploy.Span{File: broken, Line: 1}}},
 		IsRule: func(id string) bool { return id != "KV999" },
 	})
 

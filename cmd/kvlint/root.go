@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Exit codes, the contract CI scripts rely on.
@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ie):
-		var de *deploy.Error
+		var de *diag.Diagnostic
 		if errors.As(ie.err, &de) && de.Span.File != "" {
 			fmt.Fprintf(stderr, "%s: error: %s\n", de.Span, de.Message)
 		} else {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Span is the span of the byte at off (1-based line and byte column, as
@@ -24,8 +25,8 @@ func Span(file string, data []byte, off int64) deploy.Span {
 }
 
 // Errorf builds an error at the byte at off.
-func Errorf(file string, data []byte, off int64, format string, args ...any) *deploy.Error {
-	return deploy.Errorf(Span(file, data, off), format, args...)
+func Errorf(file string, data []byte, off int64, format string, args ...any) *diag.Diagnostic {
+	return diag.Errorf(Span(file, data, off), format, args...)
 }
 
 // LineCol converts a byte offset into a 1-based line and byte column.
@@ -63,7 +64,7 @@ func SkipSpace(data []byte, off int64) int64 {
 // string"), an unknown field at its key, a text that stops short just
 // after its last byte.
 // The message has no "json: " prefix; callers say what the text is.
-func DecodeError(file string, data []byte, err error) *deploy.Error {
+func DecodeError(file string, data []byte, err error) *diag.Diagnostic {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -175,8 +176,8 @@ func (x *Index) Span(path string) deploy.Span {
 }
 
 // Errorf builds an error at the value of path.
-func (x *Index) Errorf(path, format string, args ...any) *deploy.Error {
-	return deploy.Errorf(x.Span(path), format, args...)
+func (x *Index) Errorf(path, format string, args ...any) *diag.Diagnostic {
+	return diag.Errorf(x.Span(path), format, args...)
 }
 
 // offsetScanner walks valid JSON recording value offsets by key path.

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
@@ -20,7 +21,7 @@ const Source = "compose"
 // Parse returns the servers launched by the services of the compose file
 // name. read resolves files beside the compose file; the .env file compose
 // interpolates from is read through it when present.
-func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs}
@@ -58,11 +59,11 @@ type parser struct {
 	read    engine.ReadFile
 	env     vars // from .env, for interpolation
 	servers []*deploy.Server
-	errs    []*deploy.Error
+	errs    []*diag.Diagnostic
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, deploy.Errorf(p.src.NodeSpan(n), format, args...))
+	p.errs = append(p.errs, diag.Errorf(p.src.NodeSpan(n), format, args...))
 }
 
 // word is one argv word. t is set for a word that is a whole YAML scalar (a
@@ -170,7 +171,7 @@ func (p *parser) scalar(n *yaml.Node) deploy.Value {
 
 func (p *parser) badInterpolation(t yamlsrc.Text, at int) {
 	a, _ := t.Range(at, at+1)
-	p.errs = append(p.errs, deploy.Errorf(p.src.Span(a, a+1),
+	p.errs = append(p.errs, diag.Errorf(p.src.Span(a, a+1),
 		"invalid interpolation: compose rejects this ${...} (write $$ for a literal $)"))
 }
 

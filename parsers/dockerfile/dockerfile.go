@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 )
@@ -53,7 +54,7 @@ type parser struct {
 	meta   vars // ARGs before the first FROM, visible to FROM lines
 	stages []*stage
 	byName map[string]*stage
-	errs   []*deploy.Error
+	errs   []*diag.Diagnostic
 }
 
 // Parse returns the servers the image built by the Dockerfile runs.
@@ -62,12 +63,12 @@ type parser struct {
 // error anywhere fails the build, and the final stage inherits ENV, SHELL,
 // ENTRYPOINT and CMD from an earlier stage it is built FROM. The final stage
 // is the last one, the image `docker build` makes without --target.
-func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Server, errs []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Server, errs []*diag.Diagnostic) {
 	p, final := analyse(name, data)
 	defer func() {
 		// Meant never to happen; a bug here must not crash the run.
 		if r := recover(); r != nil {
-			servers, errs = nil, append(p.errs, &deploy.Error{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
+			servers, errs = nil, append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
 		}
 	}()
 	if final == nil {
@@ -82,7 +83,7 @@ func analyse(name string, data []byte) (p *parser, final *stage) {
 	p = &parser{name: name, data: data, lines: shell.NewLines(data), escape: '\\', meta: vars{}, byName: map[string]*stage{}}
 	defer func() {
 		if r := recover(); r != nil {
-			p.errs = append(p.errs, &deploy.Error{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
+			p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
 			final = nil
 		}
 	}()
@@ -108,7 +109,7 @@ func (p *parser) parse() {
 		p.errorf(e.line.text.trimSpace(), "%v", e.err)
 	}
 	if len(logical) == 0 {
-		p.errs = append(p.errs, &deploy.Error{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no instructions"})
+		p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no instructions"})
 		return
 	}
 	for _, l := range logical {
@@ -150,7 +151,7 @@ func (p *parser) spanOf(start, end int) deploy.Span {
 }
 
 func (p *parser) errorf(t text, format string, args ...any) {
-	p.errs = append(p.errs, deploy.Errorf(p.span(t), format, args...))
+	p.errs = append(p.errs, diag.Errorf(p.span(t), format, args...))
 }
 
 func (p *parser) current() *stage {
@@ -452,7 +453,7 @@ func (p *parser) elementArgs(elems []element) []arg {
 func (p *parser) final() *stage {
 	if len(p.stages) == 0 {
 		if len(p.errs) == 0 {
-			p.errs = append(p.errs, &deploy.Error{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no FROM instruction"})
+			p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no FROM instruction"})
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -28,7 +29,7 @@ var (
 
 // renderError places an error of Helm's engine at the template position it
 // names.
-func (rr *rendering) renderError(err error) *deploy.Error {
+func (rr *rendering) renderError(err error) *diag.Diagnostic {
 	msg := condenseRecursion(err.Error())
 	if m := atRE.FindStringSubmatch(msg); m != nil {
 		return rr.templateError(m[2], m[3], m[4], strings.TrimSpace(msg[len(m[0]):]), m[1] == "parse")
@@ -47,18 +48,18 @@ func (rr *rendering) renderError(err error) *deploy.Error {
 		}
 		return rr.templateError(name, line, col, rest, false)
 	}
-	return deploy.Errorf(deploy.Span{File: rr.rel.Chart}, "rendering the chart failed: %s", msg)
+	return diag.Errorf(deploy.Span{File: rr.rel.Chart}, "rendering the chart failed: %s", msg)
 }
 
 // templateError spans an error at line:col of a template (col 0-based as
 // text/template gives it; a parse error has no column, so the error covers
 // the first action on the line, else the line's text).
-func (rr *rendering) templateError(name, lineText, colText, msg string, parseErr bool) *deploy.Error {
+func (rr *rendering) templateError(name, lineText, colText, msg string, parseErr bool) *diag.Diagnostic {
 	file := rr.l.templateFile(name)
 	src, ok := templates(rr.l.chart)[name]
 	line, _ := strconv.Atoi(lineText)
 	if !ok || line < 1 {
-		return deploy.Errorf(deploy.Span{File: file}, "%s", msg)
+		return diag.Errorf(deploy.Span{File: file}, "%s", msg)
 	}
 	idx := newLines(src)
 	if line > idx.count() {
@@ -89,45 +90,45 @@ func (rr *rendering) templateError(name, lineText, colText, msg string, parseErr
 	if parseErr {
 		msg = "template does not parse: " + msg
 	}
-	return &deploy.Error{Span: sp, Message: msg}
+	return &diag.Diagnostic{Span: sp, Message: msg}
 }
 
 // manifestError reports rendered text that is not YAML Helm can split and
 // sort, at the template that wrote it.
-func (rr *rendering) manifestError(err error) *deploy.Error {
+func (rr *rendering) manifestError(err error) *diag.Diagnostic {
 	msg := err.Error()
 	if m := yamlOnRE.FindStringSubmatch(msg); m != nil {
-		return deploy.Errorf(deploy.Span{File: rr.l.templateFile(m[1])},
+		return diag.Errorf(deploy.Span{File: rr.l.templateFile(m[1])},
 			"the rendered manifest is not valid YAML: %s", strings.TrimSpace(msg[len(m[0]):]))
 	}
-	return deploy.Errorf(deploy.Span{File: rr.rel.Chart}, "%s", msg)
+	return diag.Errorf(deploy.Span{File: rr.rel.Chart}, "%s", msg)
 }
 
 // chartError is an error about the chart as a whole (its dependencies, its
 // values), placed on Chart.yaml's name line when the chart is a directory.
-func (rr *rendering) chartError(msg string) *deploy.Error {
+func (rr *rendering) chartError(msg string) *diag.Diagnostic {
 	return rr.chartFieldError("name", msg)
 }
 
 // chartFieldError places msg on a top-level key of Chart.yaml.
-func (rr *rendering) chartFieldError(field, msg string) *deploy.Error {
+func (rr *rendering) chartFieldError(field, msg string) *diag.Diagnostic {
 	p := filepath.Join(rr.rel.Chart, "Chart.yaml")
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return deploy.Errorf(deploy.Span{File: rr.rel.Chart}, "%s", msg)
+		return diag.Errorf(deploy.Span{File: rr.rel.Chart}, "%s", msg)
 	}
 	src := yamlsrc.NewSource(p, data)
 	docs, errs := src.Documents()
 	if len(errs) > 0 || len(docs) == 0 || docs[0].Root == nil {
-		return deploy.Errorf(deploy.Span{File: p}, "%s", msg)
+		return diag.Errorf(deploy.Span{File: p}, "%s", msg)
 	}
 	for _, pr := range yamlsrc.Pairs(docs[0].Root) {
 		if pr.Key.Value == field {
-			return deploy.Errorf(src.NodeSpan(pr.Key), "%s", msg)
+			return diag.Errorf(src.NodeSpan(pr.Key), "%s", msg)
 		}
 	}
 	if docs[0].Root.Kind == yaml.MappingNode && len(docs[0].Root.Content) > 0 {
-		return deploy.Errorf(src.NodeSpan(docs[0].Root.Content[0]), "%s", msg)
+		return diag.Errorf(src.NodeSpan(docs[0].Root.Content[0]), "%s", msg)
 	}
-	return deploy.Errorf(deploy.Span{File: p}, "%s", msg)
+	return diag.Errorf(deploy.Span{File: p}, "%s", msg)
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"text/template/parse"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // checkErrors asserts what every error must be: spanned at a file, with a
 // message.
-func checkErrors(t *testing.T, errs []*deploy.Error) {
+func checkErrors(t *testing.T, errs []*diag.Diagnostic) {
 	t.Helper()
 	for _, e := range errs {
 		if e == nil || e.Span.File == "" || strings.TrimSpace(e.Message) == "" {

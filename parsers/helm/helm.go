@@ -27,6 +27,7 @@ package helm
 
 import (
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 )
 
@@ -83,7 +84,7 @@ type Set struct {
 type Manifest struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
-	Errors   []*deploy.Error
+	Errors   []*diag.Diagnostic
 }
 
 // RenderManifest is Render that also returns the Services.
@@ -102,7 +103,7 @@ func RenderManifest(r Release, read engine.ReadFile) Manifest {
 // or rendered (a template error, a missing required value, fail) is an error
 // at the position Helm names. read resolves files a launch command names
 // (--config), as for any Kubernetes manifest.
-func Render(r Release, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Render(r Release, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	rr, errs := render(r)
 	if rr == nil {
 		return nil, errs
@@ -114,7 +115,7 @@ func Render(r Release, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error)
 // Template returns what `helm template` prints for the release: every
 // manifest, in Helm's install order, each headed by "---" and its
 // "# Source:" line, then the hooks.
-func Template(r Release) (string, []*deploy.Error) {
+func Template(r Release) (string, []*diag.Diagnostic) {
 	rr, errs := render(r)
 	if rr == nil {
 		return "", errs

@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -33,13 +34,13 @@ type loaded struct {
 }
 
 // loadChart loads a chart directory or archive with Helm's loader.
-func loadChart(name string) (*loaded, *deploy.Error) {
+func loadChart(name string) (*loaded, *diag.Diagnostic) {
 	info, err := os.Stat(name)
 	if err != nil {
-		return nil, deploy.Errorf(deploy.Span{File: name}, "chart: %s", describeErr(err))
+		return nil, diag.Errorf(deploy.Span{File: name}, "chart: %s", describeErr(err))
 	}
 	if !info.IsDir() && info.Size() > maxChartSize {
-		return nil, deploy.Errorf(deploy.Span{File: name}, "chart archive is larger than 64 MiB; not read")
+		return nil, diag.Errorf(deploy.Span{File: name}, "chart archive is larger than 64 MiB; not read")
 	}
 	c, err := safeLoad(name)
 	if err != nil {
@@ -65,23 +66,23 @@ func safeLoad(name string) (c *chart.Chart, err error) {
 
 // chartLoadError places a loader error on the file it names: Chart.yaml for
 // metadata problems, else the chart itself.
-func chartLoadError(name string, dir bool, err error) *deploy.Error {
+func chartLoadError(name string, dir bool, err error) *diag.Diagnostic {
 	msg := err.Error()
 	if dir && strings.Contains(msg, "Chart.yaml") {
 		p := filepath.Join(name, "Chart.yaml")
 		if data, rerr := os.ReadFile(p); rerr == nil {
 			src := yamlsrc.NewSource(p, data)
-			return deploy.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+			return diag.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
 		}
 	}
 	if dir && strings.Contains(msg, "values.yaml") {
 		p := filepath.Join(name, "values.yaml")
 		if data, rerr := os.ReadFile(p); rerr == nil {
 			src := yamlsrc.NewSource(p, data)
-			return deploy.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+			return diag.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
 		}
 	}
-	return deploy.Errorf(deploy.Span{File: name}, "chart: %s", msg)
+	return diag.Errorf(deploy.Span{File: name}, "chart: %s", msg)
 }
 
 // locate records where chart c and its subcharts live. A subchart lives in

@@ -12,6 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // notesSuffix names the file Helm renders for `helm install` to print, which
@@ -49,7 +50,7 @@ type setOrigin struct {
 	span  deploy.Span
 }
 
-func render(r Release) (*rendering, []*deploy.Error) {
+func render(r Release) (*rendering, []*diag.Diagnostic) {
 	if r.Name == "" {
 		r.Name = "release-name"
 	}
@@ -59,19 +60,19 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	}
 	l, lerr := loadChart(r.Chart)
 	if lerr != nil {
-		return nil, []*deploy.Error{lerr}
+		return nil, []*diag.Diagnostic{lerr}
 	}
 	c := l.chart
 	rr := &rendering{rel: r, l: l, nsGiven: nsGiven, unknown: map[string]string{}, alt: map[string]string{}}
 	if e := rr.installable(); e != nil {
-		return nil, []*deploy.Error{e}
+		return nil, []*diag.Diagnostic{e}
 	}
 
 	vals := map[string]any{}
 	for _, v := range r.Values {
 		m, idx, e := readValues(v)
 		if e != nil {
-			return nil, []*deploy.Error{e}
+			return nil, []*diag.Diagnostic{e}
 		}
 		if v.Unknown != nil {
 			rr.markUnknown(m, v.Unknown)
@@ -82,7 +83,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	for _, s := range r.Set {
 		paths, err := applySet(s, vals)
 		if err != nil {
-			return nil, []*deploy.Error{deploy.Errorf(setSpan(s), "--set %s: %v", s.Expr, err)}
+			return nil, []*diag.Diagnostic{diag.Errorf(setSpan(s), "--set %s: %v", s.Expr, err)}
 		}
 		so := setOrigin{paths: map[string]bool{}, span: s.Span}
 		for _, p := range paths {
@@ -95,11 +96,11 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	}
 
 	if err := safeProcessDependencies(c, vals); err != nil {
-		return nil, []*deploy.Error{rr.chartError(err.Error())}
+		return nil, []*diag.Diagnostic{rr.chartError(err.Error())}
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	if kv := c.Metadata.KubeVersion; kv != "" && !chartutil.IsCompatibleRange(kv, caps.KubeVersion.String()) {
-		return nil, []*deploy.Error{rr.chartFieldError("kubeVersion",
+		return nil, []*diag.Diagnostic{rr.chartFieldError("kubeVersion",
 			fmt.Sprintf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", kv, caps.KubeVersion.String()))}
 	}
 	opts := chartutil.ReleaseOptions{Name: r.Name, Namespace: r.Namespace, Revision: 1, IsInstall: true}
@@ -107,7 +108,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	// HTTP, and kvlint never touches the network.
 	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals, opts, caps, true)
 	if err != nil {
-		return nil, []*deploy.Error{rr.chartError(err.Error())}
+		return nil, []*diag.Diagnostic{rr.chartError(err.Error())}
 	}
 	rr.top = top
 	if v, ok := top["Values"].(chartutil.Values); ok {
@@ -118,7 +119,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 
 	files, err := rr.renderWith(c, rr.values)
 	if err != nil {
-		return nil, []*deploy.Error{rr.renderError(err)}
+		return nil, []*diag.Diagnostic{rr.renderError(err)}
 	}
 	for k := range files {
 		if strings.HasSuffix(k, notesSuffix) {
@@ -128,7 +129,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 	rr.files = files
 	manifest, merr := assemble(files)
 	rr.manifest = manifest
-	var errs []*deploy.Error
+	var errs []*diag.Diagnostic
 	if merr != nil {
 		errs = append(errs, rr.manifestError(merr))
 	}
@@ -138,7 +139,7 @@ func render(r Release) (*rendering, []*deploy.Error) {
 // installable mirrors helm's checks before rendering: only application
 // charts install (cmd/helm/install.go, checkIfInstallable), and every
 // dependency in Chart.yaml must be in charts/ (action.CheckDependencies).
-func (rr *rendering) installable() *deploy.Error {
+func (rr *rendering) installable() *diag.Diagnostic {
 	c := rr.l.chart
 	switch c.Metadata.Type {
 	case "", "application":

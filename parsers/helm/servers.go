@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/k8s"
 )
@@ -17,7 +18,7 @@ func (rr *rendering) manifestObjects(read engine.ReadFile) Manifest {
 		file     string
 		servers  []*deploy.Server
 		services []deploy.Service
-		errs     []*deploy.Error
+		errs     []*diag.Diagnostic
 	}
 	var all []parsed
 	var files, texts []string

@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -35,7 +36,7 @@ var shapes = []shape{sglangLWSShape, productionStackShape, modelServiceShape}
 type valuesDoc struct {
 	src  *yamlsrc.Source
 	root *yaml.Node
-	errs []*deploy.Error
+	errs []*diag.Diagnostic
 }
 
 // KnownValues reports whether data, a values file, has the shape of a chart
@@ -59,9 +60,9 @@ func KnownValues(data []byte) bool {
 
 // ParseValues returns the servers a values file of a known chart's shape
 // configures, spanned at the values lines.
-func ParseValues(name string, data []byte) ([]*deploy.Server, []*deploy.Error) {
+func ParseValues(name string, data []byte) ([]*deploy.Server, []*diag.Diagnostic) {
 	if len(data) > maxValuesSize {
-		return nil, []*deploy.Error{deploy.Errorf(deploy.Span{File: name}, "values file is larger than 4 MiB; not read")}
+		return nil, []*diag.Diagnostic{diag.Errorf(deploy.Span{File: name}, "values file is larger than 4 MiB; not read")}
 	}
 	src := yamlsrc.NewSource(name, data)
 	docs, errs := src.Documents()

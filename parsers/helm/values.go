@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/strvals"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
 
@@ -102,25 +103,25 @@ func indexYAML(src *yamlsrc.Source, root *yaml.Node, origin func(deploy.Span) de
 // readValues decodes one values document as Helm does (sigs.k8s.io/yaml, so
 // numbers are float64 and 1000000 renders as 1e+06, exactly as in Helm) and
 // indexes its spans. Syntax errors are reported at their line.
-func readValues(v Values) (map[string]any, spans, *deploy.Error) {
+func readValues(v Values) (map[string]any, spans, *diag.Diagnostic) {
 	data := v.Data
 	if data == nil {
 		info, err := os.Stat(v.File)
 		if err != nil {
-			return nil, nil, deploy.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
+			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
 		}
 		if info.IsDir() {
-			return nil, nil, deploy.Errorf(deploy.Span{File: v.File}, "values file: is a directory")
+			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: is a directory")
 		}
 		if info.Size() > maxValuesSize {
-			return nil, nil, deploy.Errorf(deploy.Span{File: v.File}, "values file is larger than 4 MiB; not read")
+			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file is larger than 4 MiB; not read")
 		}
 		if data, err = os.ReadFile(v.File); err != nil {
-			return nil, nil, deploy.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
+			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
 		}
 	}
 	if len(data) > maxValuesSize {
-		return nil, nil, deploy.Errorf(deploy.Span{File: v.File}, "values document is larger than 4 MiB; not read")
+		return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values document is larger than 4 MiB; not read")
 	}
 	src := yamlsrc.NewSource(v.File, data)
 	docs, errs := src.Documents()
@@ -142,7 +143,7 @@ func readValues(v Values) (map[string]any, spans, *deploy.Error) {
 		if v.Origin != nil {
 			sp = v.Origin(sp)
 		}
-		return nil, nil, deploy.Errorf(sp, "a values document must be a mapping, not %s", yamlsrc.Describe(r))
+		return nil, nil, diag.Errorf(sp, "a values document must be a mapping, not %s", yamlsrc.Describe(r))
 	}
 	vals, err := safeReadValues(data)
 	if err != nil {
@@ -150,7 +151,7 @@ func readValues(v Values) (map[string]any, spans, *deploy.Error) {
 		if v.Origin != nil {
 			sp = v.Origin(sp)
 		}
-		return nil, nil, deploy.Errorf(sp, "values: %s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
+		return nil, nil, diag.Errorf(sp, "values: %s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
 	}
 	return vals, idx, nil
 }

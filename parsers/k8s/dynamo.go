@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -29,7 +30,7 @@ var pythonWord = regexp.MustCompile(`^python(\d+(\.\d+)?)?$`)
 // --migration-limit, its router and runtime groups) are not in that table,
 // so unknown-flag issues are dropped for these launches: kvlint cannot tell
 // a Dynamo flag from a misspelt engine flag here.
-func dynamoServer(words []deploy.Value, read engine.ReadFile) (*deploy.Server, []*deploy.Error, bool) {
+func dynamoServer(words []deploy.Value, read engine.ReadFile) (*deploy.Server, []*diag.Diagnostic, bool) {
 	i := 0
 	for i < len(words) && words[i].Known && (words[i].Raw == "exec" || words[i].Raw == "env") {
 		i++

@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
-func parseString(in string) ([]*deploy.Server, []*deploy.Error) {
+func parseString(in string) ([]*deploy.Server, []*diag.Diagnostic) {
 	return Parse("in.yaml", []byte(in), noFiles)
 }
 

@@ -27,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -46,7 +47,7 @@ const (
 // content of the file name. Documents that are not Kubernetes objects (no
 // apiVersion or kind) are skipped without a word; a document with a syntax
 // error is reported at its line and the other documents are still read.
-func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	r := ParseManifest(name, data, read)
 	return r.Servers, r.Errors
 }
@@ -57,7 +58,7 @@ func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []
 type Manifest struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
-	Errors   []*deploy.Error
+	Errors   []*diag.Diagnostic
 }
 
 // ParseManifest is Parse that also returns the Services.
@@ -78,7 +79,7 @@ type parser struct {
 	read     engine.ReadFile
 	servers  []*deploy.Server
 	services []deploy.Service
-	errs     []*deploy.Error
+	errs     []*diag.Diagnostic
 
 	budget   int  // nodes the current document may still visit
 	reported bool // the current document already has a limit diagnostic
@@ -89,7 +90,7 @@ type parser struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, deploy.Errorf(p.src.NodeSpan(n), format, args...))
+	p.errs = append(p.errs, diag.Errorf(p.src.NodeSpan(n), format, args...))
 }
 
 // object is one Kubernetes object being searched for pod templates.

@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
-func parseFixture(t *testing.T, name string) ([]*deploy.Server, []*deploy.Error) {
+func parseFixture(t *testing.T, name string) ([]*deploy.Server, []*diag.Diagnostic) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -55,7 +56,7 @@ func checkValue(t *testing.T, what string, got deploy.Value, raw string, known b
 	checkSpan(t, what, got.Span, file, at)
 }
 
-func noErrors(t *testing.T, errs []*deploy.Error) {
+func noErrors(t *testing.T, errs []*diag.Diagnostic) {
 	t.Helper()
 	for _, e := range errs {
 		t.Errorf("unexpected error: %v", e)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // shells are the programs whose -c option takes a script string.
@@ -77,7 +78,7 @@ func ScriptParams(argv []deploy.Value, i int) []deploy.Value {
 // bytes a $variable produced land on the expansion's own text.
 func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 	if w.depth >= maxDepth {
-		w.errs = append(w.errs, deploy.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
+		w.errs = append(w.errs, diag.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
 		return
 	}
 	env := st.exportedEnv()

@@ -44,6 +44,7 @@ import (
 	"fmt"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 )
 
@@ -86,7 +87,7 @@ type Command struct {
 // called), backgrounded commands and the scripts of nested sh -c strings
 // (right after the sh -c command itself). Commands inside command
 // substitutions $(...) are not listed.
-func Commands(src Source) ([]Command, []*deploy.Error) {
+func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	w := newWalker(src, 0)
 	w.run()
 	return w.cmds, w.errs
@@ -94,7 +95,7 @@ func Commands(src Source) ([]Command, []*deploy.Error) {
 
 // Servers returns the engine launches among Commands(src). Each server is
 // named "file:line" after the line its command starts on.
-func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	cmds, errs := Commands(src)
 	var servers []*deploy.Server
 	for _, c := range cmds {
@@ -111,6 +112,6 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*deploy.Erro
 }
 
 // Parse analyses a shell script file.
-func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	return Servers(Source{File: name, Text: data}, read)
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"errors"
 
-	"github.com/kvlint/kvlint/deploy"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/kvlint/kvlint/diag"
 )
 
 // maxDepth bounds sh -c nesting (sh -c "bash -c '...'").
@@ -19,7 +20,7 @@ type walker struct {
 	loc   locator
 	depth int
 	cmds  []Command
-	errs  []*deploy.Error
+	errs  []*diag.Diagnostic
 	// funcs holds, for each function defined so far, what calling it may
 	// change.
 	funcs map[string]effects
@@ -50,7 +51,7 @@ func (w *walker) off(p syntax.Pos) int {
 }
 
 func (w *walker) errorf(start, end int, format string, args ...any) {
-	w.errs = append(w.errs, deploy.Errorf(w.loc.span(start, end), format, args...))
+	w.errs = append(w.errs, diag.Errorf(w.loc.span(start, end), format, args...))
 }
 
 func (w *walker) run() {

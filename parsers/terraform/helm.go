@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -18,7 +19,7 @@ import (
 // HelmRenderer renders a chart as parsers/helm.Render does; parsers wires
 // it in, so this package does not link Helm (and Kubernetes' client
 // libraries) itself.
-type HelmRenderer func(HelmRelease, engine.ReadFile) ([]*deploy.Server, []*deploy.Error)
+type HelmRenderer func(HelmRelease, engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic)
 
 // HelmRelease mirrors parsers/helm.Release: a chart directory rendered with
 // values documents, then set entries.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // writeModule writes files (name → content) into a fresh directory.
@@ -45,7 +46,7 @@ func chain(dir string, v deploy.Value) []string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func errorTexts(dir string, errs []*deploy.Error) []string {
+func errorTexts(dir string, errs []*diag.Diagnostic) []string {
 	var out []string
 	for _, e := range errs {
 		out = append(out, at(dir, e.Span)+": "+e.Message)

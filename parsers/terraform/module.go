@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 )
 
@@ -22,7 +23,7 @@ type module struct {
 	abs  string // absolute and symlink-free, for confining file access
 	opt  Options
 	fs   files
-	errs []*deploy.Error
+	errs []*diag.Diagnostic
 
 	// syntaxBroken is set when a .tf file did not parse: references into
 	// what it would have declared then fail, and those failures are
@@ -65,7 +66,7 @@ func newModule(dir string, opt Options) *module {
 }
 
 func (m *module) errorf(span deploy.Span, format string, args ...any) {
-	e := deploy.Errorf(span, format, args...)
+	e := diag.Errorf(span, format, args...)
 	m.errs = append(m.errs, e)
 }
 
@@ -90,7 +91,7 @@ func (m *module) diags(ds hcl.Diagnostics) {
 		if d.Detail != "" {
 			msg += ": " + d.Detail
 		}
-		m.errs = append(m.errs, &deploy.Error{Span: span, Message: msg})
+		m.errs = append(m.errs, &diag.Diagnostic{Span: span, Message: msg})
 	}
 }
 

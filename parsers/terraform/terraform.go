@@ -41,6 +41,7 @@ package terraform
 
 import (
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
@@ -66,7 +67,7 @@ type Options struct {
 // its resources launch. Errors are input that could not be analysed (a
 // syntax error, a function that failed, a cycle among locals); the rest of
 // the module is still read.
-func ParseModule(dir string, opt Options) ([]*deploy.Server, []*deploy.Error) {
+func ParseModule(dir string, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 	m := newModule(dir, opt)
 	if !m.load() {
 		return nil, m.errs

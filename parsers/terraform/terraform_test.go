@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 )
 
@@ -235,13 +236,13 @@ resource "kubernetes_pod_v1" "server" {
 }
 
 // noHelm renders nothing: the errors these tests expect come before Helm.
-func noHelm(HelmRelease, engine.ReadFile) ([]*deploy.Server, []*deploy.Error) { return nil, nil }
+func noHelm(HelmRelease, engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) { return nil, nil }
 
 // The release handed to Helm: values documents whose lines map back to the
 // HCL and tfvars, and set entries with their spans.
 func TestHelmReleaseRequest(t *testing.T) {
 	var got HelmRelease
-	_, errs := ParseModule("testdata/helm-release", Options{Helm: func(r HelmRelease, _ engine.ReadFile) ([]*deploy.Server, []*deploy.Error) {
+	_, errs := ParseModule("testdata/helm-release", Options{Helm: func(r HelmRelease, _ engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 		got = r
 		return nil, nil
 	}})

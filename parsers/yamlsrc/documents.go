@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Document is one YAML document of a stream.
@@ -30,7 +30,7 @@ type Document struct {
 // documents after it are still read. YAML ends any scalar at a document marker
 // in column 1, so the split agrees with a YAML parser on valid streams.
 // Node lines are absolute lines of the file.
-func (s *Source) Documents() ([]Document, []*deploy.Error) {
+func (s *Source) Documents() ([]Document, []*diag.Diagnostic) {
 	var starts []int
 	for line := 1; line <= s.Lines(); line++ {
 		if line == 1 || s.isDocumentStart(line) {
@@ -38,7 +38,7 @@ func (s *Source) Documents() ([]Document, []*deploy.Error) {
 		}
 	}
 	var docs []Document
-	var errs []*deploy.Error
+	var errs []*diag.Diagnostic
 	for i, first := range starts {
 		last := s.Lines()
 		end := len(s.Data)
@@ -62,12 +62,12 @@ func (s *Source) isDocumentStart(line int) bool {
 }
 
 // decodePart decodes the documents of lines first..last, whose text is part.
-func (s *Source) decodePart(first, last int, part []byte) (docs []Document, errs []*deploy.Error) {
+func (s *Source) decodePart(first, last int, part []byte) (docs []Document, errs []*diag.Diagnostic) {
 	defer func() {
 		// yaml.v3 has panicked on hostile input in the past; a linter must
 		// report the file, not crash on it.
 		if r := recover(); r != nil {
-			errs = append(errs, deploy.Errorf(s.LineSpan(s.firstContentLine(first, last)),
+			errs = append(errs, diag.Errorf(s.LineSpan(s.firstContentLine(first, last)),
 				"the YAML parser failed on this document: %v", r))
 		}
 	}()
@@ -126,7 +126,7 @@ var parserProblems = map[string]bool{
 
 // syntaxError turns a yaml.v3 error into a diagnostic at the line it names.
 // yaml.v3 names a line but no column, so the span covers the line.
-func (s *Source) syntaxError(err error, first, last int, part []byte) *deploy.Error {
+func (s *Source) syntaxError(err error, first, last int, part []byte) *diag.Diagnostic {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -143,18 +143,18 @@ func (s *Source) syntaxError(err error, first, last int, part []byte) *deploy.Er
 			// yaml.v3 names the line where the enclosing token began;
 			// the tab itself is at the start of a later line.
 			if off, ok := s.leadingTab(line, last); ok {
-				return deploy.Errorf(s.Span(off, off+1), "invalid YAML: %s", m[2])
+				return diag.Errorf(s.Span(off, off+1), "invalid YAML: %s", m[2])
 			}
 		}
-		return deploy.Errorf(s.LineSpan(line), "invalid YAML: %s", m[2])
+		return diag.Errorf(s.LineSpan(line), "invalid YAML: %s", m[2])
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	// Errors about the bytes themselves carry no line: find the bytes.
 	base := s.LineStart(first)
 	if i := badByte(part); i >= 0 {
-		return deploy.Errorf(s.Span(base+i, base+i+1), "invalid YAML: %s", msg)
+		return diag.Errorf(s.Span(base+i, base+i+1), "invalid YAML: %s", msg)
 	}
-	return deploy.Errorf(s.LineSpan(s.firstContentLine(first, last)), "invalid YAML: %s", msg)
+	return diag.Errorf(s.LineSpan(s.firstContentLine(first, last)), "invalid YAML: %s", msg)
 }
 
 // badByte finds the first byte YAML does not accept: invalid UTF-8 or a
