@@ -42,40 +42,6 @@ func memDefaults(gpuMiB int64, tp int) (chunked, decodeMaxBS int) {
 	}
 }
 
-// decodeCaptureSizes is _generate_decode_cuda_graph_batch_sizes.
-func decodeCaptureSizes(maxBS int, speculative, noPadding bool) []int {
-	var bs []int
-	switch {
-	case noPadding:
-		for i := 1; i <= maxBS; i++ {
-			bs = append(bs, i)
-		}
-	case !speculative:
-		bs = append(bs, 1, 2, 4, 8, 12)
-		bs = appendRange(bs, 16, 257, 8)
-		bs = appendRange(bs, 272, 512, 16)
-		bs = appendRange(bs, 512, maxBS+1, 32)
-	default:
-		bs = appendRange(bs, 1, 9, 1)
-		bs = appendRange(bs, 10, 33, 2)
-		bs = appendRange(bs, 40, 65, 4)
-		bs = appendRange(bs, 72, 257, 8)
-		bs = appendRange(bs, 272, maxBS+1, 16)
-	}
-	out := bs[:0]
-	has := false
-	for _, b := range bs {
-		if b <= maxBS {
-			out = append(out, b)
-			has = has || b == maxBS
-		}
-	}
-	if !has {
-		out = append(out, maxBS)
-	}
-	return out
-}
-
 // prefillCaptureSizes is _generate_prefill_cuda_graph_batch_sizes.
 func prefillCaptureSizes(maxBS int) []int {
 	var s []int

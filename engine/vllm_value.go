@@ -45,6 +45,7 @@ func convertVLLM(f *Flag, typ, raw string) (float64, bool, error) {
 		num, numeric, err := convertType(f, inner, raw)
 		var ate argumentTypeError
 		if err != nil && !errors.As(err, &ate) {
+			//lint:ignore ST1005 vLLM's own message, quoted as the user would see it
 			return 0, false, fmt.Errorf("Value %s cannot be converted to %s.", raw, reprOf(inner))
 		}
 		return num, numeric, err
@@ -71,6 +72,7 @@ func convertVLLM(f *Flag, typ, raw string) (float64, bool, error) {
 		return 0, false, checkConfigJSON(f, raw)
 	case "union_dict_and_str":
 		if dictLike.MatchString(raw) && !pyJSONValid(raw) {
+			//lint:ignore ST1005 vLLM's own message, quoted as the user would see it
 			return 0, false, fmt.Errorf("Value %s cannot be converted to <function loads>.", raw)
 		}
 	}

@@ -65,17 +65,6 @@ func encode(t testing.TB, l Log) []byte {
 	return data
 }
 
-// decode parses a log generically, the way a consumer that knows only the
-// JSON sees it.
-func decode(t testing.TB, data []byte) map[string]any {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("the log is not JSON: %v\n%s", err, data)
-	}
-	return doc
-}
-
 // exampleDirs lists examples/*/ and examples/ itself, relative to the
 // repository root.
 func exampleDirs(t testing.TB) []string {

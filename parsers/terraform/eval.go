@@ -381,8 +381,7 @@ func (m *module) settle(s *site, refs map[string]reference) *site {
 		return s
 	}
 	done := map[*site]*site{}
-	var pay func(*site) *site
-	pay = func(x *site) *site {
+	pay := func(x *site) *site {
 		if x == nil || x.pending == "" {
 			return x
 		}

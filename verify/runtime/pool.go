@@ -40,7 +40,6 @@ func newPool(tokens, pageSize int, zeroOnAlloc bool) *pool {
 
 func (p *pool) availablePages() int  { return len(p.free) + len(p.staged) }
 func (p *pool) availableTokens() int { return p.availablePages() * p.pageSize }
-func (p *pool) capacityTokens() int  { return p.numPages * p.pageSize }
 
 // alloc hands out n pages, or nothing when fewer than n are available.
 func (p *pool) alloc(n int) ([]int32, bool) {
