@@ -22,8 +22,14 @@ test: vet
 	$(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
+# lint is what every change must pass before its tests: gofmt, go vet and
+# staticcheck. staticcheck is pinned and run with `go run`, so it needs
+# nothing installed beyond Go (the module proxy serves it once, then the
+# module cache does).
+STATICCHECK_VERSION ?= v0.8.2
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
 # bench generates repositories of 5,000 and 50,000 files in a temporary
 # directory and measures kvlint check (wall time, peak memory), the
