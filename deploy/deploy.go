@@ -37,9 +37,16 @@ func (s Span) String() string {
 // written, and no consumer may interpret it as a number or a name.
 // Via is the chain that produced the value, outermost first (the values.yaml
 // line, then the template line that used it).
+//
+// Typed is the value as the engine's parser converted it (an int, a bool, a
+// list, …), set by engine for flag values; it is KindNone for an unknown
+// value, one the parser rejects, and anything not parsed as a flag value.
+// Consumers read numbers and switches from Typed, never from Raw; Raw is
+// for quoting what the user wrote. Reports do not carry it.
 type Value struct {
 	Raw   string `json:"value"`
 	Known bool   `json:"known"`
+	Typed Typed  `json:"-"`
 	Span  Span   `json:"span"`
 	Via   []Span `json:"via,omitempty"`
 	// Inferred is set when Span was matched to the value by its text and

@@ -286,8 +286,17 @@ func (p *parser) apply(occ *occurrence) {
 	if f.Action == "append" {
 		prev, had := p.res.Args[key]
 		p.res.Lists[key] = append(p.res.Lists[key], occ.values)
+		// argparse appends each occurrence's value (a list for nargs
+		// '+'/N) to the list of the ones before.
+		typed := deploy.TypedList(val.Typed)
 		if had {
+			typed = appended(prev.Typed, val.Typed)
 			val = deploy.Value{Raw: prev.Raw + " " + val.Raw, Known: prev.Known && val.Known, Span: joinSpans(prev.Span, val.Span), Via: prev.Via}
+		}
+		if val.Known {
+			val.Typed = typed
+		} else {
+			val.Typed = deploy.Typed{}
 		}
 		p.res.Args[key] = val
 		return
@@ -304,13 +313,26 @@ func (p *parser) apply(occ *occurrence) {
 	}
 }
 
-// valueOf computes the value an action stores, validating known values.
+// appended is an append action's list after one more occurrence's value;
+// the list has no typed value when one of its items has none.
+func appended(list, item deploy.Typed) deploy.Typed {
+	items, ok := list.List()
+	if !ok {
+		return deploy.Typed{}
+	}
+	return deploy.TypedList(append(append([]deploy.Typed(nil), items...), item)...)
+}
+
+// valueOf computes the value an action stores, validating known values, and
+// types it as argparse would store it (see typedValue).
 func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 	tok, f := occ.tok, occ.tok.flag
-	flagValue := func(raw string) deploy.Value {
-		return deploy.Value{Raw: raw, Known: true, Span: tok.written.Span, Via: tok.word.Via}
+	flagValue := func(raw string, typed deploy.Typed) deploy.Value {
+		return deploy.Value{Raw: raw, Known: true, Typed: typed, Span: tok.written.Span, Via: tok.word.Via}
 	}
 	if f.Nargs == "0" {
+		// "--flag=x" is reported; the action still stores its constant,
+		// which is what the flag's value reads.
 		if tok.explicit != nil {
 			p.issue(deploy.FlagInvalidValue, f.Name, tok.written.Raw, tok.written.Span, "",
 				fmt.Sprintf("argument %s: ignored explicit argument %s (a flag that takes no value cannot be written %s=…); argparse exits",
@@ -318,29 +340,44 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		}
 		switch f.Action {
 		case "DeprecatedStoreConstAction":
-			return flagValue(f.Const), true
+			// Writes a choice of another flag (--enable-breakable-cuda-graph
+			// → --cuda-graph-backend-prefill breakable).
+			return flagValue(f.Const, deploy.TypedString(f.Const)), true
 		case "boolean_optional":
 			if strings.HasPrefix(tok.opt, "--no-") && !strings.HasPrefix(f.Name, "--no-") {
-				return flagValue("false"), true
+				return flagValue("false", deploy.TypedBool(false)), true
 			}
 		}
-		return flagValue("true"), true
+		return flagValue("true", deploy.TypedBool(true)), true
 	}
 	if len(occ.values) == 0 {
-		// nargs '?' without a value stores const; '*' stores an empty list.
-		return flagValue(f.Const), true
+		// nargs '?' without a value stores const (None when it has none);
+		// '*' stores an empty list.
+		typed := deploy.TypedNull()
+		switch {
+		case f.Nargs == "*":
+			typed = deploy.TypedList()
+		case f.Const != "":
+			typed = deploy.TypedString(f.Const)
+		}
+		return flagValue(f.Const, typed), true
 	}
-	for _, v := range occ.values {
+	items := make([]deploy.Typed, len(occ.values))
+	for i, v := range occ.values {
 		if !v.Known {
 			continue
 		}
-		if err := validate(f, v.Raw); err != nil {
+		typed, err := validate(f, v.Raw)
+		if err != nil {
 			p.issue(deploy.FlagInvalidValue, f.Name, tok.written.Raw, v.Span, "",
 				fmt.Sprintf("argument %s: %s", p.displayName(f), err.Error()))
 		}
+		items[i] = typed
 	}
 	if len(occ.values) == 1 && !f.IsList() && !occ.openEnded {
-		return occ.values[0], true
+		v := occ.values[0]
+		v.Typed = items[0]
+		return v, true
 	}
 	raws := make([]string, len(occ.values))
 	known := !occ.openEnded
@@ -349,7 +386,11 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		known = known && v.Known
 	}
 	first, last := occ.values[0], occ.values[len(occ.values)-1]
-	return deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Via: first.Via}, true
+	val := deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Via: first.Via}
+	if known {
+		val.Typed = deploy.TypedList(items...)
+	}
+	return val, true
 }
 
 // notes reports how the option was written: an abbreviation, a deprecated

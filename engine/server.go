@@ -84,10 +84,8 @@ func role(p Program, args map[string]deploy.Value) deploy.Role {
 	if !ok {
 		return deploy.RoleColocated
 	}
-	if !mode.Known {
-		return ""
-	}
-	switch mode.Raw {
+	m, _ := mode.Typed.Str() // "" for a placeholder or a rejected value
+	switch m {
 	case "prefill":
 		return deploy.RolePrefill
 	case "decode":
@@ -120,6 +118,9 @@ func serveArgv(argv []deploy.Value) ([]deploy.Value, *deploy.Value, []deploy.Fla
 	var issues []deploy.FlagIssue
 	check := func(v deploy.Value) {
 		modelType = &v
+		if v.Known && (v.Raw == "auto" || v.Raw == "llm" || v.Raw == "diffusion") {
+			v.Typed = deploy.TypedString(v.Raw)
+		}
 		if v.Known && v.Raw != "auto" && v.Raw != "llm" && v.Raw != "diffusion" {
 			issues = append(issues, deploy.FlagIssue{Kind: deploy.FlagInvalidValue, Flag: "--model-type", Written: "--model-type", Span: v.Span,
 				Message: "sglang serve accepts --model-type auto, llm or diffusion; " + pyQuote(v.Raw) + " makes it exit (cli/serve.py _extract_model_type_override)"})

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // pyFloatRe is the grammar of Python's float() for a str (after strip):
@@ -46,47 +48,56 @@ func typeName(t string) string {
 	return t
 }
 
-// convert applies the flag's argparse type to one value and returns the
-// number it denotes (ok=false when the type is not numeric or the number does
-// not fit). A non-nil error is an argparse error: the engine exits.
-func convert(f *Flag, raw string) (num float64, numeric bool, err error) {
+// convert applies the flag's argparse type to one value and returns what
+// argparse stores: an int for type=int, a float, a string, JSON for
+// json.loads. A non-nil error is an argparse error: the engine exits. A
+// number beyond int64 (Python accepts it; kvlint can't hold it) and a type
+// kvlint does not interpret convert without error to KindNone.
+func convert(f *Flag, raw string) (deploy.Typed, error) {
 	return convertType(f, f.Type, raw)
 }
 
-func convertType(f *Flag, typ, raw string) (num float64, numeric bool, err error) {
+func convertType(f *Flag, typ, raw string) (deploy.Typed, error) {
 	switch typ {
 	case "int":
 		n, err := pythonInt(raw)
 		if errors.Is(err, ErrOutOfRange) {
-			return 0, false, nil // Python accepts it; kvlint can't hold it
+			return deploy.Typed{}, nil
 		}
 		if err != nil {
-			return 0, false, fmt.Errorf("invalid int value: %s", pyQuote(raw))
+			return deploy.Typed{}, fmt.Errorf("invalid int value: %s", pyQuote(raw))
 		}
-		return float64(n), true, nil
+		return deploy.TypedInt(n), nil
 	case "float":
 		v, err := pythonFloat(raw)
 		if err != nil {
-			return 0, false, fmt.Errorf("invalid float value: %s", pyQuote(raw))
+			return deploy.Typed{}, fmt.Errorf("invalid float value: %s", pyQuote(raw))
 		}
-		return v, true, nil
+		return deploy.TypedFloat(v), nil
 	case "human_readable_int":
 		n, err := HumanReadableInt(raw)
 		if errors.Is(err, ErrOutOfRange) {
-			return 0, false, nil
+			return deploy.Typed{}, nil
 		}
 		if err != nil {
-			return 0, false, err
+			return deploy.Typed{}, err
 		}
-		return float64(n), true, nil
+		return deploy.TypedInt(n), nil
 	case "json.loads":
 		if !pyJSONValid(raw) {
-			return 0, false, fmt.Errorf("invalid %s value: %s", typeName(typ), pyQuote(raw))
+			return deploy.Typed{}, fmt.Errorf("invalid %s value: %s", typeName(typ), pyQuote(raw))
 		}
-	default:
-		return convertVLLM(f, typ, raw)
+		return jsonTyped(raw), nil
+	case "str":
+		return deploy.TypedString(raw), nil
+	case "nullable_str":
+		// SGLang's nullable_str: "" and "None" are None.
+		if raw == "" || raw == "None" {
+			return deploy.TypedNull(), nil
+		}
+		return deploy.TypedString(raw), nil
 	}
-	return 0, false, nil
+	return convertVLLM(f, typ, raw)
 }
 
 // pyJSONValid approximates json.loads: Go's JSON grammar plus the NaN and
@@ -134,8 +145,12 @@ func checkChoice(f *Flag, raw string) error {
 }
 
 // checkRange applies a range the engine validates after parsing.
-func checkRange(f *Flag, v float64) error {
+func checkRange(f *Flag, typed deploy.Typed) error {
 	if f.Min == nil && f.Max == nil {
+		return nil
+	}
+	v, numeric := typed.Float()
+	if !numeric {
 		return nil
 	}
 	in := !math.IsNaN(v)
@@ -151,19 +166,20 @@ func checkRange(f *Flag, v float64) error {
 	return fmt.Errorf("%s must be in %s; %s refuses to start (%s)", f.Name, f.rangeString(), f.engineOrDefault(), f.RangeSource)
 }
 
-// validate returns the argparse or engine error for one known value.
-func validate(f *Flag, raw string) error {
-	num, numeric, err := convert(f, raw)
+// validate converts one known value and returns the argparse or engine
+// error for it. A value argparse rejects (its type or its choices) has no
+// typed value; one outside a range the engine checks after parsing keeps
+// it: the number is what was given, and the error says the engine refuses
+// to start with it.
+func validate(f *Flag, raw string) (deploy.Typed, error) {
+	typed, err := convert(f, raw)
 	if err != nil {
-		return err
+		return deploy.Typed{}, err
 	}
 	if err := checkChoice(f, raw); err != nil {
-		return err
+		return deploy.Typed{}, err
 	}
-	if numeric {
-		return checkRange(f, num)
-	}
-	return nil
+	return typed, checkRange(f, typed)
 }
 
 // pyQuote renders s as Python's repr() of a str does in argparse messages.

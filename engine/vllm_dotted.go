@@ -136,10 +136,11 @@ func isJSONType(f *Flag) bool {
 // finishVLLM spreads every JSON flag in force over dotted canonical names:
 // --kv-transfer-config '{"kv_role": "kv_producer"}' and
 // --kv-transfer-config.kv_role kv_producer both give
-// Args["--kv-transfer-config.kv_role"] = "kv_producer" (a string value's
-// text; other values as JSON), spanning the value as written, so rules read
-// one key without parsing JSON and point at the exact place to change. It
-// also reports keys the flag's config class does not have.
+// Args["--kv-transfer-config.kv_role"] = "kv_producer" (Raw a string
+// value's text, other values as JSON; Typed the JSON value), spanning the
+// value as written, so rules read one key without parsing JSON and point at
+// the exact place to change. It also reports keys the flag's config class
+// does not have.
 func (p *parser) finishVLLM() {
 	for _, f := range p.t.flags {
 		if !isJSONType(f) {
@@ -172,7 +173,11 @@ func (p *parser) spreadDotted(f *Flag, d *dottedFlag) {
 		if leaf.nested {
 			span = leaf.keyWord.Span
 		}
-		p.res.Args[f.Key+"."+k] = deploy.Value{Raw: raw, Known: v.Known, Span: span, Via: v.Via}
+		key := deploy.Value{Raw: raw, Known: v.Known, Span: span, Via: v.Via}
+		if v.Known {
+			key.Typed = n.typed()
+		}
+		p.res.Args[f.Key+"."+k] = key
 		p.checkKey(f, k, leaf.keyWord.Span)
 	}
 	p.checkTransferConfig(f, func(k string) deploy.Span {
@@ -209,7 +214,11 @@ func (p *parser) spreadJSON(f *Flag, v deploy.Value) {
 		if at, ok := inFile[m.key]; ok {
 			ks, vs = at[0], at[1]
 		}
-		p.res.Args[f.Key+"."+m.key] = deploy.Value{Raw: raw, Known: known, Span: vs, Via: v.Via}
+		key := deploy.Value{Raw: raw, Known: known, Span: vs, Via: v.Via}
+		if known {
+			key.Typed = m.value.typed()
+		}
+		p.res.Args[f.Key+"."+m.key] = key
 		keySpans[m.key] = ks
 		p.checkKey(f, m.key, ks)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // jnode is a JSON value that keeps its object keys in order, for merging
@@ -281,4 +283,57 @@ func expandHumanNumbers(text string) string {
 
 func isWordByte(c byte) bool {
 	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// jsonTyped is json.loads of a text as a typed value: objects keep their
+// keys in order, an integer is an int and any other number a float, as in
+// Python. A text Go's decoder cannot read (Python's NaN and Infinity) and an
+// integer beyond int64 give KindNone.
+func jsonTyped(text string) deploy.Typed {
+	n, ok := decodeJSON(text)
+	if !ok {
+		return deploy.Typed{}
+	}
+	return n.typed()
+}
+
+func (n *jnode) typed() deploy.Typed {
+	switch n.kind {
+	case 'o':
+		members := make([]deploy.Member, len(n.keys))
+		for i, k := range n.keys {
+			members[i] = deploy.Member{Key: k, Value: n.obj[k].typed()}
+		}
+		return deploy.TypedObject(members...)
+	case 'a':
+		items := make([]deploy.Typed, len(n.arr))
+		for i, v := range n.arr {
+			items[i] = v.typed()
+		}
+		return deploy.TypedList(items...)
+	}
+	t := n.text
+	switch {
+	case t == "null":
+		return deploy.TypedNull()
+	case t == "true" || t == "false":
+		return deploy.TypedBool(t == "true")
+	case strings.HasPrefix(t, `"`):
+		var s string
+		if json.Unmarshal([]byte(t), &s) != nil {
+			return deploy.Typed{}
+		}
+		return deploy.TypedString(s)
+	case strings.ContainsAny(t, ".eE"):
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			return deploy.Typed{} // beyond float64 (Python reads inf): left untyped
+		}
+		return deploy.TypedFloat(f)
+	}
+	i, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return deploy.Typed{}
+	}
+	return deploy.TypedInt(i)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // engineOrDefault names the engine a flag belongs to in messages.
@@ -34,21 +36,21 @@ var dictLike = regexp.MustCompile(`(?s)^\s*\{.*\}\s*$`)
 
 // convertVLLM applies the argparse types of vLLM's table
 // (arg_utils.py _compute_kwargs, optional_type, parse_type).
-func convertVLLM(f *Flag, typ, raw string) (float64, bool, error) {
+func convertVLLM(f *Flag, typ, raw string) (deploy.Typed, error) {
 	if inner, ok := strings.CutPrefix(typ, "optional:"); ok {
 		// optional_type: "" and "None" are None; any other value goes
 		// through parse_type, which turns a ValueError into
 		// "Value x cannot be converted to <type>.".
 		if raw == "" || raw == "None" {
-			return 0, false, nil
+			return deploy.TypedNull(), nil
 		}
-		num, numeric, err := convertType(f, inner, raw)
+		typed, err := convertType(f, inner, raw)
 		var ate argumentTypeError
 		if err != nil && !errors.As(err, &ate) {
 			//lint:ignore ST1005 vLLM's own message, quoted as the user would see it
-			return 0, false, fmt.Errorf("Value %s cannot be converted to %s.", raw, reprOf(inner))
+			return deploy.Typed{}, fmt.Errorf("Value %s cannot be converted to %s.", raw, reprOf(inner))
 		}
-		return num, numeric, err
+		return typed, err
 	}
 	switch typ {
 	case "vllm_human_readable_int", "vllm_human_readable_int_or_auto":
@@ -59,24 +61,35 @@ func convertVLLM(f *Flag, typ, raw string) (float64, bool, error) {
 		n, err := parse(raw)
 		switch {
 		case errors.Is(err, ErrOutOfRange):
-			return 0, false, nil
+			return deploy.Typed{}, nil
 		case errors.As(err, new(argumentTypeError)):
-			return 0, false, err
+			return deploy.Typed{}, err
 		case err != nil:
-			return 0, false, fmt.Errorf("invalid %s value: %s (vLLM reads 1k as 1000 and 1K as 1024)", strings.TrimPrefix(typ, "vllm_"), pyQuote(raw))
+			return deploy.Typed{}, fmt.Errorf("invalid %s value: %s (vLLM reads 1k as 1000 and 1K as 1024)", strings.TrimPrefix(typ, "vllm_"), pyQuote(raw))
 		}
-		return float64(n), true, nil
+		return deploy.TypedInt(n), nil
 	case "json":
 		// A config dataclass: pydantic validate_json after the
 		// human-readable numbers are expanded; @config forbids unknown keys.
-		return 0, false, checkConfigJSON(f, raw)
-	case "union_dict_and_str":
-		if dictLike.MatchString(raw) && !pyJSONValid(raw) {
-			//lint:ignore ST1005 vLLM's own message, quoted as the user would see it
-			return 0, false, fmt.Errorf("Value %s cannot be converted to <function loads>.", raw)
+		if err := checkConfigJSON(f, raw); err != nil {
+			return deploy.Typed{}, err
 		}
+		return jsonTyped(expandHumanNumbers(raw)), nil
+	case "union_dict_and_str":
+		if !dictLike.MatchString(raw) {
+			return deploy.TypedString(raw), nil
+		}
+		if !pyJSONValid(raw) {
+			//lint:ignore ST1005 vLLM's own message, quoted as the user would see it
+			return deploy.Typed{}, fmt.Errorf("Value %s cannot be converted to <function loads>.", raw)
+		}
+		return jsonTyped(raw), nil
+	case "lower_underscore":
+		return deploy.TypedString(lowerUnderscore(raw)), nil
 	}
-	return 0, false, nil
+	// A type function kvlint does not interpret (SGLang's
+	// parse_cuda_graph_config_arg, json_list_type): accepted, not typed.
+	return deploy.Typed{}, nil
 }
 
 // argumentTypeError is an argparse.ArgumentTypeError a type function raises
