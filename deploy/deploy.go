@@ -135,6 +135,9 @@ type Server struct {
 	// (the router's --prefill URL [BOOTSTRAP_PORT]), each occurrence's items
 	// with their own spans; Args holds only the joined value in force.
 	ArgLists map[string][][]Value `json:"arg_lists,omitempty"`
+	// Routes are the destinations a router's flags name, as the engine
+	// reads them; nil for a server that is not a router.
+	Routes []Route `json:"routes,omitempty"`
 
 	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
 	GPU      Value  `json:"gpu"`       // product name, from node labels or --gpu

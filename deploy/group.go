@@ -16,22 +16,11 @@ type Service struct {
 	Span      Span              `json:"span"` // metadata.name
 }
 
-// Link is one route a router names: a --prefill or --decode URL, a worker
-// URL, or a service-discovery selector, with the servers it reaches.
+// Link is a route of a router with the servers it reaches.
 type Link struct {
 	Router *Server
-	// Role is RolePrefill or RoleDecode for --prefill, --decode and the PD
-	// selectors, "" for plain workers (--worker-urls, --selector).
-	Role Role
-	// Target is the URL or the selector ("k=v k2=v2") as written.
-	Target string
-	// BootstrapPort is the word after a --prefill URL: a port, "none", or ""
-	// when nothing was written (the decode side then falls back to its own
-	// --disaggregation-bootstrap-port, managers/scheduler.py L2093-2095).
-	BootstrapPort string
-	// Discovery is true for a selector: the router finds pods at run time.
-	Discovery bool
-	Servers   []*Server // reached servers, in input order
+	Route
+	Servers []*Server // reached servers, in input order
 	// Match says how Target was resolved: "service" (a Service's selector),
 	// "name" (an object or compose service of that name), "port" (a server
 	// on this host listening there), "labels" (a selector), "" (nothing).
@@ -203,8 +192,8 @@ func (g *grouping) deployments(links []Link) []Deployment {
 
 // pdRouter reports a router started with --pd-disaggregation.
 func pdRouter(s *Server) bool {
-	v, ok := s.Args["--pd-disaggregation"]
-	return ok && v.Known && !strings.EqualFold(v.Raw, "false")
+	on, _ := s.Args["--pd-disaggregation"].Typed.Bool()
+	return on
 }
 
 // deploymentName is what the members' names have in common: the object name

@@ -9,61 +9,38 @@ import (
 	"strings"
 )
 
-// routerLinks reads the routes a router's flags name (sgl-model-gateway
-// bindings/python/src/sglang_router/router_args.py): --prefill URL [PORT]
-// (append, nargs "+": the optional bootstrap port, an integer or "none",
-// follows its URL), --decode URL, --worker-urls URL…, and with
-// --service-discovery the --prefill-selector/--decode-selector/--selector
-// label sets. Placeholders are skipped: their servers cannot be known.
+// Route is one destination a router's flags name: a --prefill or --decode
+// URL, a worker URL, or a service-discovery selector. The engine that knows
+// the router's flags produces them (Server.Routes); Group only resolves them.
+type Route struct {
+	// Role is RolePrefill or RoleDecode for --prefill, --decode and the PD
+	// selectors, "" for plain workers (--worker-urls, --selector).
+	Role Role
+	// Target is the URL or the selector ("k=v k2=v2") as written.
+	Target string
+	// BootstrapPort is the word after a --prefill URL: a port, "none", or ""
+	// when nothing was written (the decode side then falls back to its own
+	// --disaggregation-bootstrap-port, managers/scheduler.py L2093-2095).
+	BootstrapPort string
+	// Discovery is true for a selector: the router finds pods at run time.
+	Discovery bool
+	// Selector is a discovery route's labels; nil when the selector is not
+	// a list of k=v pairs (it then matches nothing).
+	Selector map[string]string
+	// Namespace is where a discovery route looks for pods
+	// (--service-discovery-namespace); "" when not given or not known:
+	// pods in any namespace match.
+	Namespace string
+}
+
+// routerLinks turns the routes the engine read from a router's flags into
+// links to resolve.
 func routerLinks(r *Server) []Link {
-	var out []Link
-	if v, ok := r.Args["--prefill"]; ok && v.Known {
-		for _, e := range prefillEntries(strings.Fields(v.Raw)) {
-			out = append(out, Link{Router: r, Role: RolePrefill, Target: e[0], BootstrapPort: e[1]})
-		}
-	}
-	for _, flag := range []struct {
-		name string
-		role Role
-	}{{"--decode", RoleDecode}, {"--worker-urls", ""}} {
-		if v, ok := r.Args[flag.name]; ok && v.Known {
-			for _, u := range strings.Fields(v.Raw) {
-				out = append(out, Link{Router: r, Role: flag.role, Target: u})
-			}
-		}
-	}
-	if sd, ok := r.Args["--service-discovery"]; ok && sd.Known && !strings.EqualFold(sd.Raw, "false") {
-		for _, flag := range []struct {
-			name string
-			role Role
-		}{{"--prefill-selector", RolePrefill}, {"--decode-selector", RoleDecode}, {"--selector", ""}} {
-			if v, ok := r.Args[flag.name]; ok && v.Known && strings.TrimSpace(v.Raw) != "" {
-				out = append(out, Link{Router: r, Role: flag.role, Target: v.Raw, Discovery: true})
-			}
-		}
+	out := make([]Link, 0, len(r.Routes))
+	for _, rt := range r.Routes {
+		out = append(out, Link{Router: r, Route: rt})
 	}
 	return out
-}
-
-// prefillEntries splits --prefill's words into (URL, bootstrap port) pairs.
-func prefillEntries(words []string) [][2]string {
-	var out [][2]string
-	for _, w := range words {
-		if isBootstrapPort(w) && len(out) > 0 && out[len(out)-1][1] == "" {
-			out[len(out)-1][1] = w
-			continue
-		}
-		out = append(out, [2]string{w, ""})
-	}
-	return out
-}
-
-func isBootstrapPort(w string) bool {
-	if strings.EqualFold(w, "none") {
-		return true
-	}
-	_, err := strconv.Atoi(w)
-	return err == nil
 }
 
 // resolve finds the servers a link reaches, and says how.
@@ -237,13 +214,14 @@ func (g *grouping) byPort(router *Server, port string) []*Server {
 }
 
 // listenPort is a server's --port, or its engine's default (SGLang
-// server_args.py port=30000; vLLM 8000); "" when a placeholder.
+// server_args.py port=30000; vLLM 8000); "" when it is not a known int.
 func listenPort(s *Server) string {
 	if v, ok := s.Args["--port"]; ok {
-		if !v.Known {
+		n, ok := v.Typed.Int()
+		if !ok {
 			return ""
 		}
-		return strings.TrimSpace(v.Raw)
+		return strconv.FormatInt(n, 10)
 	}
 	if s.Engine == EngineVLLM {
 		return "8000"
@@ -252,23 +230,14 @@ func listenPort(s *Server) string {
 }
 
 // bySelector finds the servers a service-discovery selector matches: pods
-// with every k=v label, in --service-discovery-namespace when it is given.
+// with every k=v label, in the route's namespace when it names one.
 func (g *grouping) bySelector(router *Server, l Link) []*Server {
-	sel := map[string]string{}
-	for _, kv := range strings.Fields(l.Target) {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil
-		}
-		sel[k] = v
-	}
-	ns := ""
-	if v, ok := router.Args["--service-discovery-namespace"]; ok && v.Known {
-		ns = strings.TrimSpace(v.Raw)
+	if len(l.Selector) == 0 {
+		return nil
 	}
 	var found []*Server
 	for _, s := range g.servers {
-		if s != router && s.Role != RoleRouter && kubeLike(s) && sameNamespace(s.Namespace, ns) && hasLabels(s.Labels, sel) {
+		if s != router && s.Role != RoleRouter && kubeLike(s) && sameNamespace(s.Namespace, l.Namespace) && hasLabels(s.Labels, l.Selector) {
 			found = append(found, s)
 		}
 	}

@@ -68,10 +68,19 @@ func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
 		FlagIssues:  res.Issues,
 		Model:       res.Args["--model-path"],
 		Role:        role(l.Program, res.Args),
+		Routes:      routes(l.Program, res.Args),
 		Opaque:      res.Opaque,
 		ArgLists:    res.Lists,
 	}
 	return srv, res
+}
+
+// routes are the destinations a router names; nil for other programs.
+func routes(p Program, args map[string]deploy.Value) []deploy.Route {
+	if p != SGLangRouter {
+		return nil
+	}
+	return routerRoutes(args)
 }
 
 // role derives a server's part in a PD deployment (server_args.py
