@@ -2,11 +2,9 @@ package capacity
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/engine"
 )
 
 // argState says what kvlint knows about one flag of a server.
@@ -18,16 +16,18 @@ const (
 	argUnknown                 // given, but a placeholder or unreadable: its value is unknown
 )
 
-// argReader reads a server's canonical flags. A placeholder
-// (deploy.Value.Known == false) is never parsed: it becomes argUnknown and an
-// assumption saying so.
+// argReader reads a server's canonical flags from the typed values the
+// engine parsed (deploy.Value.Typed): capacity never parses flag text. A
+// placeholder (Known == false) becomes argUnknown and an assumption saying
+// so; so does a known value without the typed value asked for — one the
+// engine rejected (its flag issue says why), or a number beyond int64.
 type argReader struct {
 	s   *deploy.Server
 	est *Estimate
 }
 
-// value returns the raw text of the first of names that is set.
-func (r *argReader) value(names ...string) (string, string, argState) {
+// value returns the first of names that is set, with its value.
+func (r *argReader) value(names ...string) (string, deploy.Value, argState) {
 	for _, name := range names {
 		v, ok := r.s.Args[name]
 		if !ok {
@@ -35,104 +35,129 @@ func (r *argReader) value(names ...string) (string, string, argState) {
 		}
 		if !v.Known {
 			r.est.assume("%s is %q, which kvlint cannot resolve statically: its value is unknown%s", name, v.Raw, at(v.Span))
-			return name, v.Raw, argUnknown
+			return name, v, argUnknown
 		}
-		return name, strings.TrimSpace(v.Raw), argSet
+		return name, v, argSet
 	}
-	return "", "", argUnset
+	return "", deploy.Value{}, argUnset
 }
 
-// int reads an argparse type=int flag (Python int(): sign, "1_000", spaces).
+// written is a value as the user wrote it, for quoting in assumptions.
+func written(v deploy.Value) string { return strings.TrimSpace(v.Raw) }
+
+// int reads an int flag (argparse type=int: "8", "+8", "1_000").
 func (r *argReader) int(names ...string) (int64, argState) {
-	name, raw, st := r.value(names...)
+	name, v, st := r.value(names...)
 	if st != argSet {
 		return 0, st
 	}
-	n, err := pyInt(raw)
-	if err != nil {
-		r.est.assume("%s %q is not an integer (SGLang would refuse it): its value is unknown", name, raw)
+	n, ok := v.Typed.Int()
+	if !ok {
+		r.est.assume("%s %q is not an integer (SGLang would refuse it): its value is unknown", name, written(v))
 		return 0, argUnknown
 	}
 	return n, argSet
 }
 
-// humanInt reads a human_readable_int flag (--context-length,
-// --max-total-tokens, --max-prefill-tokens): 32k, 128Ki, 1M.
+// humanInt reads a human-readable int flag (--context-length,
+// --max-total-tokens, --max-prefill-tokens: 32k, 128Ki, 1M), which the
+// engine typed as an int.
 func (r *argReader) humanInt(names ...string) (int64, argState) {
-	name, raw, st := r.value(names...)
+	name, v, st := r.value(names...)
 	if st != argSet {
 		return 0, st
 	}
-	n, err := engine.HumanReadableInt(raw)
-	if err != nil {
-		r.est.assume("%s %q is not a valid size (%v): its value is unknown", name, raw, err)
+	n, ok := v.Typed.Int()
+	if !ok {
+		r.est.assume("%s %q is not a valid size (%s): its value is unknown", name, written(v), r.whyUntyped(v))
 		return 0, argUnknown
 	}
 	return n, argSet
 }
 
+// whyUntyped says why a known value has no typed value: the reason of the
+// flag issue the engine reported about it, else the one case the engine
+// accepts silently, a number beyond int64 (Python's ints are unbounded).
+func (r *argReader) whyUntyped(v deploy.Value) string {
+	for _, is := range r.s.FlagIssues {
+		if is.Kind == deploy.FlagInvalidValue && is.Span == v.Span {
+			// "argument --context-length: <the type function's error>"
+			if _, reason, ok := strings.Cut(is.Message, ": "); ok {
+				return reason
+			}
+			return is.Message
+		}
+	}
+	return fmt.Sprintf("%q: out of the int64 range", written(v))
+}
+
+// float reads a float flag; an int flag reads as its number.
 func (r *argReader) float(names ...string) (float64, argState) {
-	name, raw, st := r.value(names...)
+	name, v, st := r.value(names...)
 	if st != argSet {
 		return 0, st
 	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(raw, "_", ""), 64)
-	if err != nil {
-		r.est.assume("%s %q is not a number: its value is unknown", name, raw)
+	f, ok := v.Typed.Float()
+	if !ok {
+		r.est.assume("%s %q is not a number: its value is unknown", name, written(v))
 		return 0, argUnknown
 	}
 	return f, argSet
 }
 
-// bool reads a store_true flag: present means true (the flags parser records
-// "true"); a placeholder leaves it unknown.
+// bool reads a store_true or --x/--no-x flag: the engine types a given
+// flag true (false for its --no- form); a placeholder leaves it unknown.
 func (r *argReader) bool(names ...string) (bool, argState) {
-	_, raw, st := r.value(names...)
+	_, v, st := r.value(names...)
 	if st != argSet {
 		return false, st
 	}
-	switch strings.ToLower(raw) {
-	case "false", "0", "no":
-		return false, argSet
+	b, ok := v.Typed.Bool()
+	if !ok {
+		return false, argUnknown
 	}
-	return true, argSet
+	return b, argSet
 }
 
+// str reads a string or choice flag. A value the engine did not type as a
+// string — a choice it rejected, JSON, Python's None — reads as the text
+// written, which assumptions quote and which matches no name kvlint looks
+// for.
 func (r *argReader) str(names ...string) (string, argState) {
-	_, raw, st := r.value(names...)
-	return raw, st
+	_, v, st := r.value(names...)
+	if st != argSet {
+		return v.Raw, st // a placeholder as written, or "" when unset
+	}
+	if s, ok := v.Typed.Str(); ok {
+		return s, argSet
+	}
+	return written(v), argSet
 }
 
 // ints reads an nargs='+' list of ints (--cuda-graph-bs-decode 1 2 4).
 func (r *argReader) ints(names ...string) ([]int, argState) {
-	name, raw, st := r.value(names...)
+	name, v, st := r.value(names...)
 	if st != argSet {
 		return nil, st
 	}
+	items, ok := v.Typed.List()
 	var out []int
-	for _, f := range strings.FieldsFunc(raw, func(c rune) bool { return c == ' ' || c == ',' || c == '\t' }) {
-		n, err := pyInt(f)
-		if err != nil || n > 1<<20 || n < -1<<20 {
-			r.est.assume("%s %q is not a list of integers: its value is unknown", name, raw)
-			return nil, argUnknown
+	for _, it := range items {
+		n, isInt := it.Int()
+		if !isInt || n > 1<<20 || n < -1<<20 {
+			ok = false
+			break
 		}
 		out = append(out, int(n))
+	}
+	if !ok {
+		r.est.assume("%s %q is not a list of integers: its value is unknown", name, written(v))
+		return nil, argUnknown
 	}
 	if len(out) == 0 {
 		return nil, argUnknown
 	}
 	return out, argSet
-}
-
-// pyInt parses like Python's int(str): surrounding whitespace, a sign, and
-// single underscores between digits.
-func pyInt(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	body := strings.TrimLeft(s, "+-")
-	if body == "" || strings.HasPrefix(body, "_") || strings.HasSuffix(body, "_") || strings.Contains(body, "__") || len(s)-len(body) > 1 {
-		return 0, fmt.Errorf("invalid integer %q", s)
-	}
-	return strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
 }
 
 // at renders " (file:line:col)" for an assumption about a written value.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -255,7 +256,8 @@ func (e *estimator) gpuCount() {
 		e.est.assume("the GPU count %q cannot be resolved statically%s", c.Raw, at(c.Span))
 		return
 	}
-	n, err := pyInt(c.Raw)
+	// A Kubernetes or compose count, not a flag: a plain decimal integer.
+	n, err := strconv.ParseInt(strings.TrimSpace(c.Raw), 10, 64)
 	if err != nil || n < 0 || n > 1<<16 {
 		e.est.assume("the GPU count %q is not a number%s", c.Raw, at(c.Span))
 		return

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -414,5 +415,28 @@ func TestWeightsPerGPU(t *testing.T) {
 	pp, _, _ := stageWeights(catalogModel(t, "meta-llama/Llama-3.1-8B-Instruct"), weightInput{TP: 1, PP: 2, AttnTP: 1, DtypeBytes: 2})
 	if pp[0]+pp[1] < 16060522496-2 || pp[0]+pp[1] > 16060522496+2 {
 		t.Errorf("stages %v do not add up to the model", pp)
+	}
+}
+
+// TestRejectedValuesKeepTheirAssumptions: a value the engine rejected, or a
+// number beyond int64, has no typed value; the estimate says so in the same
+// words as when capacity parsed flags itself, with the engine's reason.
+func TestRejectedValuesKeepTheirAssumptions(t *testing.T) {
+	est := EstimateServer(server("meta-llama/Llama-3.1-8B-Instruct", "H100",
+		"--context-length", "32K", "--max-total-tokens", "99999999999999999999", "--tp-size", "two",
+		"--mem-fraction-static", "high"), Options{})
+	for _, want := range []string{
+		`--context-length "32K" is not a valid size (invalid integer value: '32K'; use a plain integer, SI suffixes (1k, 1M) or IEC suffixes (1Ki, 1Mi); suffixes are case-sensitive): its value is unknown`,
+		`--max-total-tokens "99999999999999999999" is not a valid size ("99999999999999999999": out of the int64 range): its value is unknown`,
+		`--tp-size "two" is not an integer (SGLang would refuse it): its value is unknown`,
+		`--mem-fraction-static "high" is not a number: its value is unknown`,
+	} {
+		if !slices.Contains(est.Assumptions, want) {
+			t.Errorf("no assumption %q in\n%q", want, est.Assumptions)
+		}
+	}
+	est = EstimateServer(server("meta-llama/Llama-3.1-8B-Instruct", "H100", "--cuda-graph-bs", "1 x"), Options{})
+	if want := `--cuda-graph-bs-decode "1 x" is not a list of integers: its value is unknown`; !slices.Contains(est.Assumptions, want) {
+		t.Errorf("no assumption %q in\n%q", want, est.Assumptions)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/engine"
 )
 
 // vLLM sizes its KV cache differently from SGLang: the cache is a number of
@@ -147,13 +146,15 @@ func (e *vllmEstimator) maxModelLen() {
 		disable, _ := e.r.bool("--disable-sliding-window")
 		derived, how, derivedOK = vllmDerivedMaxLen(e.model, disable)
 	}
-	name, raw, st := e.r.value("--max-model-len")
+	name, v, st := e.r.value("--max-model-len")
+	raw := written(v)
 	switch st {
 	case argUnknown:
 		return
 	case argSet:
-		n, err := engine.VLLMHumanReadableIntOrAuto(raw)
-		if err != nil || n < -1 {
+		// human_readable_int_or_auto: "auto" and "-1" are -1.
+		n, ok := v.Typed.Int()
+		if !ok || n < -1 {
 			e.est.assume("%s %q is not a length vLLM accepts: its value is unknown", name, raw)
 			return
 		}

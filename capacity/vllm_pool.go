@@ -4,21 +4,22 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // memoryVLLM finds the KV-cache memory of each pipeline stage's GPUs.
 func (e *vllmEstimator) memoryVLLM() {
-	name, raw, st := e.r.value("--kv-cache-memory-bytes")
-	if st == argSet && (raw == "" || raw == "None") {
+	name, v, st := e.r.value("--kv-cache-memory-bytes")
+	raw := written(v)
+	if st == argSet && v.Typed.Kind() == deploy.KindNull {
 		st = argUnset // optional_type: None, the default
 	}
 	switch st {
 	case argUnknown:
 		return
 	case argSet:
-		n, err := parseVLLMInt(raw)
-		if err != nil || n < 0 {
+		n, ok := v.Typed.Int() // human_readable_int: 1k = 1000, 1K = 1024
+		if !ok || n < 0 {
 			e.est.assume("%s %q is not a size vLLM accepts: its value is unknown", name, raw)
 			return
 		}
@@ -69,11 +70,6 @@ func (e *vllmEstimator) memoryVLLM() {
 	}
 	e.est.KVBudgetBytes = ptr(budget)
 	e.est.derive("KV memory = ceil(%s B × gpu_memory_utilization %g) = %s B − weights %s B = %s B per GPU (request_memory, determine_available_memory)", Thousands(total), util, Thousands(requested), Thousands(maxOf(e.weights)), Thousands(budget))
-}
-
-// parseVLLMInt reads a vLLM human-readable int (1k = 1000, 1K = 1024).
-func parseVLLMInt(raw string) (int64, error) {
-	return engine.VLLMHumanReadableInt(raw)
 }
 
 // poolVLLM computes the blocks vLLM allocates and runs its startup check

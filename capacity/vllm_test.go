@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/engine"
 )
 
-// vllmServer builds a vLLM server as flags.Server would: canonical flags.
+// vllmServer builds a vLLM server as the engine parses it (see server).
 func vllmServer(model, gpu string, args ...string) *deploy.Server {
-	s := server(model, gpu, args...)
-	s.Engine = deploy.EngineVLLM
-	return s
+	return parsedServer(engine.VLLMServer, model, gpu, args...)
 }
 
 // The expected numbers were computed independently with vLLM's arithmetic in
