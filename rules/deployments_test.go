@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	kvengine "github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers"
 )
 
@@ -33,15 +34,17 @@ func incidentPD(t *testing.T, tenancyDeclared bool, iso deploy.Isolation) ([]*de
 	}
 	preEst := decEst
 	preEst.PoolUpperBound = nil
-	rtr := &deploy.Server{
-		Engine: deploy.EngineSGLangRouter, Role: deploy.RoleRouter, Name: "llama70b-router", Source: "kubernetes",
-		Span: span("examples/incident/router.yaml", 22, 15, "sglang_router.launch_router"),
-		Args: map[string]deploy.Value{
-			"--pd-disaggregation": deploy.Known("true", span("examples/incident/router.yaml", 23, 15, "--pd-disaggregation")),
-			"--prefill":           arg("examples/incident/router.yaml", 25, 15, "http://llama70b-prefill:30000"),
-			"--decode":            arg("examples/incident/router.yaml", 27, 15, "http://llama70b-decode:30000"),
+	const rf = "examples/incident/router.yaml"
+	rtr, _ := kvengine.ServerFromLaunch(kvengine.Launch{
+		Program: kvengine.SGLangRouter,
+		Command: arg(rf, 22, 15, "sglang_router.launch_router"),
+		Argv: []deploy.Value{
+			arg(rf, 23, 15, "--pd-disaggregation"),
+			arg(rf, 24, 15, "--prefill"), arg(rf, 25, 15, "http://llama70b-prefill:30000"),
+			arg(rf, 26, 15, "--decode"), arg(rf, 27, 15, "http://llama70b-decode:30000"),
 		},
-	}
+	}, nil)
+	rtr.Name, rtr.Source = "llama70b-router", "kubernetes"
 	servers := []*deploy.Server{pre, dec, rtr}
 	ds := deploy.Group(servers, nil)
 	for i := range ds {
@@ -118,7 +121,7 @@ func TestDeploymentsInput(t *testing.T) {
 			t.Errorf("server %d deployment %v", i, srv["deployment"])
 		}
 	}
-	if img := doc["servers"].([]any)[0].(map[string]any)["image"]; !reflect.DeepEqual(img, map[string]any{"value": "lmsysorg/sglang:v0.5.3", "known": true}) {
+	if img := doc["servers"].([]any)[0].(map[string]any)["image"]; !reflect.DeepEqual(img, map[string]any{"value": "lmsysorg/sglang:v0.5.3", "known": true, "typed": nil}) {
 		t.Errorf("image %v", img)
 	}
 	if mla := doc["servers"].([]any)[1].(map[string]any)["mla"]; mla != false {

@@ -33,9 +33,17 @@ func span(file string, line, col int, text string) deploy.Span {
 	return deploy.Span{File: file, Line: line, Col: col, EndLine: line, EndCol: col + len(text)}
 }
 
-// arg is a known flag value written at line:col.
+// arg is a known flag value written at line:col. It has no typed value:
+// tests of rules that read one use typedArg or parse with the engine.
 func arg(file string, line, col int, raw string) deploy.Value {
 	return deploy.Known(raw, span(file, line, col, raw))
+}
+
+// typedArg is a known flag value with the typed value the engine gives it.
+func typedArg(file string, line, col int, raw string, typed deploy.Typed) deploy.Value {
+	v := arg(file, line, col, raw)
+	v.Typed = typed
+	return v
 }
 
 // incidentDecode is the decode server of examples/incident: a 131,072-token

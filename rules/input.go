@@ -27,7 +27,9 @@ import (
 //	    "role": "colocated" | "prefill" | "decode" | "router" | "",
 //	    "name": "decode-0",
 //	    "file": "deploy/decode.yaml", "line": 42, // the launch command
-//	    "args": {"--tp-size": {"value": "8", "known": true}, ...},
+//	    "args": {"--tp-size": {"value": "8", "known": true, "typed": 8}, ...},
+//	                                             // typed: the engine's int, float, bool,
+//	                                             // string, list or object; null when unknown
 //	    "opaque_args": false,                    // argv had words that may hold more flags
 //	    "opaque": ["$EXTRA_ARGS"],               // those words, as written
 //	    "model": {"value": "...", "known": true}, // null when not written
@@ -128,11 +130,52 @@ func serverInput(index int, srv *deploy.Server, est *capacity.Estimate) (ast.Val
 	), nil
 }
 
+// valueTerm is {"value": text as written, "known": bool, "typed": the
+// engine's typed value or null}.
 func valueTerm(v deploy.Value) *ast.Term {
 	return ast.ObjectTerm(
 		[2]*ast.Term{ast.StringTerm("value"), ast.StringTerm(v.Raw)},
 		[2]*ast.Term{ast.StringTerm("known"), ast.BooleanTerm(v.Known)},
+		[2]*ast.Term{ast.StringTerm("typed"), typedTerm(v.Typed)},
 	)
+}
+
+// typedTerm converts a typed value to Rego: numbers, bools, strings, arrays
+// and objects as themselves; no typed value, Python's None and a float
+// that is not finite (no JSON number holds it) as null.
+func typedTerm(t deploy.Typed) *ast.Term {
+	switch t.Kind() {
+	case deploy.KindBool:
+		b, _ := t.Bool()
+		return ast.BooleanTerm(b)
+	case deploy.KindInt:
+		n, _ := t.Int()
+		return ast.NumberTerm(json.Number(strconv.FormatInt(n, 10)))
+	case deploy.KindFloat:
+		f, _ := t.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return ast.NullTerm()
+		}
+		return ast.FloatNumberTerm(f)
+	case deploy.KindString:
+		s, _ := t.Str()
+		return ast.StringTerm(s)
+	case deploy.KindList:
+		items, _ := t.List()
+		terms := make([]*ast.Term, len(items))
+		for i, it := range items {
+			terms[i] = typedTerm(it)
+		}
+		return ast.ArrayTerm(terms...)
+	case deploy.KindObject:
+		members, _ := t.Object()
+		obj := ast.NewObject()
+		for _, m := range members {
+			obj.Insert(ast.StringTerm(m.Key), typedTerm(m.Value))
+		}
+		return ast.NewTerm(obj)
+	}
+	return ast.NullTerm()
 }
 
 // replicasTerm is the replica count when it is a known positive integer,

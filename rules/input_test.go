@@ -100,8 +100,12 @@ func TestInputDocument(t *testing.T) {
 		Engine: deploy.EngineSGLang, Role: deploy.RolePrefill, Name: "prefill-0", Source: "kubernetes",
 		Span: span("k8s/prefill.yaml", 20, 9, "sglang.launch_server"),
 		Args: map[string]deploy.Value{
-			"--tp-size":          arg("k8s/prefill.yaml", 22, 11, "8"),
-			"--max-total-tokens": deploy.Unknown("{{ .Values.maxTokens }}", span("k8s/prefill.yaml", 23, 11, "{{ .Values.maxTokens }}")),
+			"--tp-size":       typedArg("k8s/prefill.yaml", 22, 11, "8", deploy.TypedInt(8)),
+			"--cuda-graph-bs": typedArg("k8s/prefill.yaml", 25, 11, "1 2", deploy.TypedList(deploy.TypedInt(1), deploy.TypedInt(2))),
+			"--json-model-override-args": typedArg("k8s/prefill.yaml", 26, 11, `{"a":{"b":0.5}}`,
+				deploy.TypedObject(deploy.Member{Key: "a", Value: deploy.TypedObject(deploy.Member{Key: "b", Value: deploy.TypedFloat(0.5)})})),
+			"--enable-dp-attention": typedArg("k8s/prefill.yaml", 27, 11, "true", deploy.TypedBool(true)),
+			"--max-total-tokens":    deploy.Unknown("{{ .Values.maxTokens }}", span("k8s/prefill.yaml", 23, 11, "{{ .Values.maxTokens }}")),
 		},
 		Opaque: []deploy.Value{deploy.Unknown("$EXTRA_ARGS", span("k8s/prefill.yaml", 24, 11, "$EXTRA_ARGS"))},
 		FlagIssues: []deploy.FlagIssue{
@@ -124,12 +128,15 @@ func TestInputDocument(t *testing.T) {
 		"index": 0.0, "engine": "sglang", "role": "prefill", "name": "prefill-0",
 		"file": "k8s/prefill.yaml", "line": 20.0,
 		"args": map[string]any{
-			"--tp-size":          map[string]any{"value": "8", "known": true},
-			"--max-total-tokens": map[string]any{"value": "{{ .Values.maxTokens }}", "known": false},
+			"--tp-size":                  map[string]any{"value": "8", "known": true, "typed": 8.0},
+			"--cuda-graph-bs":            map[string]any{"value": "1 2", "known": true, "typed": []any{1.0, 2.0}},
+			"--json-model-override-args": map[string]any{"value": `{"a":{"b":0.5}}`, "known": true, "typed": map[string]any{"a": map[string]any{"b": 0.5}}},
+			"--enable-dp-attention":      map[string]any{"value": "true", "known": true, "typed": true},
+			"--max-total-tokens":         map[string]any{"value": "{{ .Values.maxTokens }}", "known": false, "typed": nil},
 		},
 		"opaque_args": true,
 		"opaque":      []any{"$EXTRA_ARGS"},
-		"model":       map[string]any{"value": "org/model", "known": true},
+		"model":       map[string]any{"value": "org/model", "known": true, "typed": nil},
 		"gpu":         nil,
 		"replicas":    nil, // a placeholder is never read as a number
 		"flag_issues": []any{

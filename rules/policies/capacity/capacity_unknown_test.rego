@@ -5,8 +5,8 @@ import data.kvlint.test
 
 test_fires_naming_what_to_declare if {
 	srv := test.server({
-		"args": {"--model-path": {"value": "/models/llama", "known": true}},
-		"model": {"value": "/models/llama", "known": true},
+		"args": {"--model-path": {"value": "/models/llama", "known": true, "typed": "/models/llama"}},
+		"model": {"value": "/models/llama", "known": true, "typed": null},
 		"gpu": null,
 		"capacity": test.unknown_capacity,
 	})
@@ -20,8 +20,8 @@ test_fires_naming_what_to_declare if {
 
 test_fires_on_a_template_model_and_an_unknown_gpu_name if {
 	srv := test.server({
-		"model": {"value": "{{ .Values.model }}", "known": false},
-		"gpu": {"value": "B300", "known": true},
+		"model": {"value": "{{ .Values.model }}", "known": false, "typed": null},
+		"gpu": {"value": "B300", "known": true, "typed": null},
 		"capacity": test.unknown_capacity,
 	})
 	some f in capacity_unknown.deny with input as test.input_with([srv])

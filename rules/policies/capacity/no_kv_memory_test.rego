@@ -17,8 +17,8 @@ seventy_b_on_two := {
 test_fires_when_weights_exceed_the_static_budget if {
 	srv := test.server({
 		"args": {
-			"--tp-size": {"value": "2", "known": true},
-			"--mem-fraction-static": {"value": "0.8", "known": true},
+			"--tp-size": {"value": "2", "known": true, "typed": 2},
+			"--mem-fraction-static": {"value": "0.8", "known": true, "typed": 0.8},
 		},
 		"capacity": seventy_b_on_two,
 	})
@@ -32,7 +32,7 @@ test_fires_when_weights_exceed_the_static_budget if {
 
 test_fires_pointing_at_tp_size_with_the_default_fraction if {
 	srv := test.server({
-		"args": {"--tp-size": {"value": "2", "known": true}},
+		"args": {"--tp-size": {"value": "2", "known": true, "typed": 2}},
 		"capacity": object.union(seventy_b_on_two, {"weights_bytes_per_gpu": 82000000000, "kv_budget_bytes": -11000000000}),
 	})
 	some f in no_kv_memory.deny with input as test.input_with([srv])

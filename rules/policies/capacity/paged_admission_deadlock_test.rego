@@ -6,8 +6,8 @@ import data.kvlint.test
 test_fires_with_page_size_flag if {
 	srv := test.server({
 		"args": {
-			"--page-size": {"value": "64", "known": true},
-			"--max-total-tokens": {"value": "65536", "known": true},
+			"--page-size": {"value": "64", "known": true, "typed": 64},
+			"--max-total-tokens": {"value": "65536", "known": true, "typed": 65536},
 		},
 		"capacity": {"page_size": 64, "pool_tokens": 65536, "pool_upper_bound": 65536},
 	})
@@ -21,7 +21,7 @@ test_fires_with_page_size_flag if {
 
 test_fires_on_a_backend_page_size_pointing_at_the_pool if {
 	srv := test.server({
-		"args": {"--max-total-tokens": {"value": "65536", "known": true}},
+		"args": {"--max-total-tokens": {"value": "65536", "known": true, "typed": 65536}},
 		"capacity": object.union(test.unknown_capacity, {
 			"page_size": 64,
 			"pool_upper_bound": 65536,

@@ -110,9 +110,7 @@ expected_phrase(expected, n, count_) := sprintf("the deployment expects %d concu
 } else := sprintf("the deployment expects %d concurrent full-context requests (expected_concurrency)", [expected])
 
 dp_attention(s) if {
-	flag := s.args["--enable-dp-attention"]
-	flag.known
-	lower(flag.value) != "false"
+	s.args["--enable-dp-attention"].typed == true
 	dp(s) > 1
 }
 

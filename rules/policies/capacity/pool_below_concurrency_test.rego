@@ -8,7 +8,7 @@ two_contexts := {"pool_tokens": 262144}
 
 test_fires_on_max_running_requests if {
 	srv := test.server({
-		"args": {"--max-running-requests": {"value": "16", "known": true}},
+		"args": {"--max-running-requests": {"value": "16", "known": true, "typed": 16}},
 		"capacity": object.union(two_contexts, {"max_running_requests": 16}),
 	})
 	findings := pool_below_concurrency.deny with input as test.input_with([srv])
@@ -29,7 +29,7 @@ test_fires_on_expected_concurrency_shared_over_schedulers if {
 
 test_fires_on_a_max_total_tokens_bound if {
 	srv := test.server({
-		"args": {"--max-total-tokens": {"value": "200000", "known": true}},
+		"args": {"--max-total-tokens": {"value": "200000", "known": true, "typed": 200000}},
 		"capacity": {"pool_tokens": null, "pool_upper_bound": 200000, "max_running_requests": 8, "context_length": 32768},
 	})
 	some f in pool_below_concurrency.deny with input as test.input_with([srv])
@@ -39,7 +39,7 @@ test_fires_on_a_max_total_tokens_bound if {
 test_quiet_with_dp_attention_splitting_the_running_requests if {
 	# 16 // 8 attention-DP ranks = 2 per scheduler: exactly what the pool holds.
 	srv := test.server({
-		"args": {"--enable-dp-attention": {"value": "true", "known": true}},
+		"args": {"--enable-dp-attention": {"value": "true", "known": true, "typed": true}},
 		"capacity": object.union(two_contexts, {"max_running_requests": 16, "dp": 8}),
 	})
 	count(pool_below_concurrency.deny) == 0 with input as test.input_with([srv])
@@ -47,7 +47,7 @@ test_quiet_with_dp_attention_splitting_the_running_requests if {
 
 test_fires_with_dp_attention_when_the_share_is_too_big if {
 	srv := test.server({
-		"args": {"--enable-dp-attention": {"value": "true", "known": true}},
+		"args": {"--enable-dp-attention": {"value": "true", "known": true, "typed": true}},
 		"capacity": object.union(two_contexts, {"max_running_requests": 64, "dp": 8}),
 	})
 	some f in pool_below_concurrency.deny with input as test.input_with([srv])
@@ -82,7 +82,7 @@ test_quiet_when_context_is_zero if {
 
 test_fires_critical_in_a_declared_multi_tenant_pd_deployment if {
 	d := test.decode({
-		"args": {"--max-running-requests": {"value": "64", "known": true}},
+		"args": {"--max-running-requests": {"value": "64", "known": true, "typed": 64}},
 		"capacity": {"pool_tokens": 200000, "max_running_requests": 64},
 	})
 	some f in pool_below_concurrency.deny with input as test.pd_input([test.prefill({}), d], {})

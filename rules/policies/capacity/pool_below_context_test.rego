@@ -5,7 +5,7 @@ import data.kvlint.test
 
 test_fires_when_pool_smaller_than_context if {
 	srv := test.server({
-		"args": {"--mem-fraction-static": {"value": "0.5", "known": true}},
+		"args": {"--mem-fraction-static": {"value": "0.5", "known": true, "typed": 0.5}},
 		"capacity": {"pool_tokens": 61440, "mem_fraction_static": 0.5},
 	})
 	findings := pool_below_context.deny with input as test.input_with([srv])
@@ -19,8 +19,8 @@ test_fires_when_pool_smaller_than_context if {
 test_fires_on_max_total_tokens_bound_without_model_or_gpu if {
 	srv := test.server({
 		"args": {
-			"--max-total-tokens": {"value": "32k", "known": true},
-			"--context-length": {"value": "65536", "known": true},
+			"--max-total-tokens": {"value": "32k", "known": true, "typed": 32000},
+			"--context-length": {"value": "65536", "known": true, "typed": 65536},
 		},
 		"capacity": object.union(test.unknown_capacity, {
 			"pool_upper_bound": 32000,
@@ -49,7 +49,7 @@ test_fires_with_pd_note_and_opaque_note if {
 
 test_fires_pointing_at_context_length_when_nothing_else_given if {
 	srv := test.server({
-		"args": {"--context-length": {"value": "200000", "known": true}},
+		"args": {"--context-length": {"value": "200000", "known": true, "typed": 200000}},
 		"capacity": {"pool_tokens": 100000, "context_length": 200000, "context_source": "flag"},
 	})
 	some f in pool_below_context.deny with input as test.input_with([srv])
@@ -91,7 +91,7 @@ test_quiet_for_other_engines if {
 }
 
 test_fires_critical_in_a_declared_multi_tenant_pd_deployment if {
-	d := test.decode({"args": {"--max-total-tokens": {"value": "65536", "known": true}}, "capacity": {"pool_tokens": null, "pool_upper_bound": 65536}})
+	d := test.decode({"args": {"--max-total-tokens": {"value": "65536", "known": true, "typed": 65536}}, "capacity": {"pool_tokens": null, "pool_upper_bound": 65536}})
 	some f in pool_below_context.deny with input as test.pd_input([test.prefill({}), d], {"name": "llama"})
 	f.severity == "critical"
 	contains(f.msg, "; critical because deployment llama is disaggregated and declared multi-tenant")

@@ -10,7 +10,7 @@ vllm_l4_error := "ValueError: To serve at least one request with the models's ma
 vllm_server(overrides) := object.union(
 	test.server({
 		"engine": "vllm",
-		"args": {"--max-model-len": {"value": "128K", "known": true}},
+		"args": {"--max-model-len": {"value": "128K", "known": true, "typed": 131072}},
 		"capacity": {
 			"engine": "vllm",
 			"gpu": "L4",
@@ -43,8 +43,8 @@ test_vllm_fires_with_its_startup_check_terms if {
 
 test_vllm_points_at_an_explicit_cap_first if {
 	srv := vllm_server({"args": {
-		"--max-model-len": {"value": "128K", "known": true},
-		"--kv-cache-memory-bytes": {"value": "4G", "known": true},
+		"--max-model-len": {"value": "128K", "known": true, "typed": 131072},
+		"--kv-cache-memory-bytes": {"value": "4G", "known": true, "typed": 4294967296},
 	}})
 	some f in pool_below_context.deny with input as test.input_with([srv])
 	f.arg == "--kv-cache-memory-bytes"
@@ -53,7 +53,7 @@ test_vllm_points_at_an_explicit_cap_first if {
 test_vllm_model_context_and_no_estimate if {
 	err := "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (0.00 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
 	base := vllm_server({"capacity": {"context_source": "model", "startup_error": err}})
-	srv := object.union(object.remove(base, ["args"]), {"args": {"--model-path": {"value": "m", "known": true}}})
+	srv := object.union(object.remove(base, ["args"]), {"args": {"--model-path": {"value": "m", "known": true, "typed": "m"}}})
 	some f in pool_below_context.deny with input as test.input_with([srv])
 	startswith(f.msg, "vLLM refuses to start: one request of the model's 131,072-token max_model_len needs 16.00 GiB")
 	contains(f.msg, "(vLLM's estimated maximum model length) is no tokens")
@@ -71,8 +71,8 @@ test_vllm_critical_in_a_multi_tenant_pd_deployment if {
 test_vllm_override_bound_without_a_model if {
 	srv := vllm_server({
 		"args": {
-			"--num-gpu-blocks-override": {"value": "1000", "known": true},
-			"--max-model-len": {"value": "32768", "known": true},
+			"--num-gpu-blocks-override": {"value": "1000", "known": true, "typed": 1000},
+			"--max-model-len": {"value": "32768", "known": true, "typed": 32768},
 		},
 		"capacity": object.union(test.unknown_capacity, {
 			"engine": "vllm",

@@ -6,8 +6,8 @@ import data.kvlint.test
 test_fires_on_an_unknown_pool_cap if {
 	srv := test.server({
 		"args": {
-			"--context-length": {"value": "131072", "known": true},
-			"--max-total-tokens": {"value": "$POOL", "known": false},
+			"--context-length": {"value": "131072", "known": true, "typed": 131072},
+			"--max-total-tokens": {"value": "$POOL", "known": false, "typed": null},
 		},
 		"capacity": {"pool_tokens": null, "pool_upper_bound": null, "context_length": 131072},
 	})
@@ -22,8 +22,8 @@ test_fires_on_an_unknown_pool_cap if {
 test_fires_once_naming_the_others if {
 	srv := test.server({
 		"args": {
-			"--context-length": {"value": "{{ .Values.ctx }}", "known": false},
-			"--tp-size": {"value": "$(TP)", "known": false},
+			"--context-length": {"value": "{{ .Values.ctx }}", "known": false, "typed": null},
+			"--tp-size": {"value": "$(TP)", "known": false, "typed": null},
 		},
 		"capacity": {"pool_tokens": null, "pool_upper_bound": null, "context_length": null},
 	})
@@ -36,7 +36,7 @@ test_fires_once_naming_the_others if {
 
 test_quiet_when_pool_and_context_are_known if {
 	srv := test.server({
-		"args": {"--mem-fraction-static": {"value": "$MEM", "known": false}},
+		"args": {"--mem-fraction-static": {"value": "$MEM", "known": false, "typed": null}},
 		"capacity": {"pool_tokens": 400000, "context_length": 131072},
 	})
 	count(sizing_value_unknown.deny) == 0 with input as test.input_with([srv])
@@ -44,7 +44,7 @@ test_quiet_when_pool_and_context_are_known if {
 
 test_quiet_when_a_bound_already_proves_kv101 if {
 	srv := test.server({
-		"args": {"--context-length": {"value": "131072", "known": true}, "--tp-size": {"value": "$TP", "known": false}},
+		"args": {"--context-length": {"value": "131072", "known": true, "typed": 131072}, "--tp-size": {"value": "$TP", "known": false, "typed": null}},
 		"capacity": {"pool_tokens": null, "pool_upper_bound": 4096, "context_length": 131072},
 	})
 	count(sizing_value_unknown.deny) == 0 with input as test.input_with([srv])
@@ -53,7 +53,7 @@ test_quiet_when_a_bound_already_proves_kv101 if {
 test_quiet_on_routers if {
 	srv := test.server({
 		"engine": "sglang-router",
-		"args": {"--port": {"value": "$PORT", "known": false}},
+		"args": {"--port": {"value": "$PORT", "known": false, "typed": null}},
 		"capacity": {"pool_tokens": null, "context_length": null},
 	})
 	count(sizing_value_unknown.deny) == 0 with input as test.input_with([srv])

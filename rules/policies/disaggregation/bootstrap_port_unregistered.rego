@@ -36,21 +36,21 @@ deny contains finding if {
 	some pi in link.servers
 	p := input.servers[pi]
 	p.engine == "sglang"
-	pport := lib.arg_value(p.args, "--disaggregation-bootstrap-port", "8998")
+	pport := lib.arg_typed(p.args, "--disaggregation-bootstrap-port", 8998)
 	mismatched := [q |
 		some qi in d.decode
 		q := input.servers[qi]
 		q.engine == "sglang"
-		lib.arg_value(q.args, "--disaggregation-bootstrap-port", "8998") != pport
+		lib.arg_typed(q.args, "--disaggregation-bootstrap-port", 8998) != pport
 	]
 	count(mismatched) > 0
 	q := mismatched[0]
 	finding := {
-		"msg": sprintf("the router registers %s %s, so the decode server %s falls back to its own bootstrap port %s (managers/scheduler.py), but the prefill server %s listens on %s: transfers wait for a bootstrap server that is not there; write the port after the URL (--prefill %s %s)", [
+		"msg": sprintf("the router registers %s %s, so the decode server %s falls back to its own bootstrap port %v (managers/scheduler.py), but the prefill server %s listens on %v: transfers wait for a bootstrap server that is not there; write the port after the URL (--prefill %s %v)", [
 			link.target,
 			registered(link),
 			lib.where(q),
-			lib.arg_value(q.args, "--disaggregation-bootstrap-port", "8998"),
+			lib.arg_typed(q.args, "--disaggregation-bootstrap-port", 8998),
 			lib.where(p),
 			pport,
 			link.target,

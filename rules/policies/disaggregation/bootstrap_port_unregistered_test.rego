@@ -3,14 +3,14 @@ package kvlint.rules.bootstrap_port_unregistered_test
 import data.kvlint.rules.bootstrap_port_unregistered
 import data.kvlint.test
 
-on_9000 := {"args": {"--disaggregation-bootstrap-port": {"value": "9000", "known": true}}}
+on_9000 := {"args": {"--disaggregation-bootstrap-port": {"value": "9000", "known": true, "typed": 9000}}}
 
 link(port) := {"links": [{
 	"router": 2, "role": "prefill", "target": "http://prefill:30000", "bootstrap_port": port,
 	"discovery": false, "match": "name", "servers": [0],
 }]}
 
-servers(p) := [p, test.decode({}), test.router({"args": {"--prefill": {"value": "http://prefill:30000", "known": true}}})]
+servers(p) := [p, test.decode({}), test.router({"args": {"--prefill": {"value": "http://prefill:30000", "known": true, "typed": "http://prefill:30000"}}})]
 
 test_fires_when_the_port_is_missing if {
 	findings := bootstrap_port_unregistered.deny with input as test.pd_input(servers(test.prefill(on_9000)), link(""))
@@ -39,6 +39,6 @@ test_quiet_when_decode_uses_the_same_port if {
 }
 
 test_quiet_for_a_placeholder_port if {
-	p := test.prefill({"args": {"--disaggregation-bootstrap-port": {"value": "$(PORT)", "known": false}}})
+	p := test.prefill({"args": {"--disaggregation-bootstrap-port": {"value": "$(PORT)", "known": false, "typed": null}}})
 	count(bootstrap_port_unregistered.deny) == 0 with input as test.pd_input(servers(p), link(""))
 }

@@ -5,7 +5,7 @@ import data.kvlint.test
 
 test_fires_when_contexts_differ if {
 	d := test.decode({
-		"args": {"--context-length": {"value": "32768", "known": true}},
+		"args": {"--context-length": {"value": "32768", "known": true, "typed": 32768}},
 		"capacity": {"context_length": 32768, "context_source": "flag"},
 	})
 	findings := context_mismatch.deny with input as test.pd_input([test.prefill({}), d], {})

@@ -5,8 +5,8 @@ import data.kvlint.test
 
 small_decode := test.decode({
 	"args": {
-		"--context-length": {"value": "32768", "known": true},
-		"--max-total-tokens": {"value": "40000", "known": true},
+		"--context-length": {"value": "32768", "known": true, "typed": 32768},
+		"--max-total-tokens": {"value": "40000", "known": true, "typed": 40000},
 	},
 	"capacity": {"pool_tokens": 40000, "context_length": 32768, "context_source": "flag", "max_request_tokens": 32767},
 })

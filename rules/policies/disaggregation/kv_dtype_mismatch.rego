@@ -33,8 +33,8 @@ deny contains finding if {
 	some pair in lib.sglang_pd_pairs
 	p := input.servers[pair[0]]
 	q := input.servers[pair[1]]
-	pv := lib.arg_value(p.args, "--kv-cache-dtype", "auto")
-	qv := lib.arg_value(q.args, "--kv-cache-dtype", "auto")
+	pv := lib.arg_typed(p.args, "--kv-cache-dtype", "auto")
+	qv := lib.arg_typed(q.args, "--kv-cache-dtype", "auto")
 	pv != qv
 	finding := {
 		"msg": sprintf("decode --kv-cache-dtype %s differs from %s on the prefill server %s: the decode side raises \"KV cache dtype mismatch\" when it first contacts the prefill server (disaggregation/common/conn.py try_ensure_parallel_info)%s", [

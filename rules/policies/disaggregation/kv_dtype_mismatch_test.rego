@@ -4,7 +4,7 @@ import data.kvlint.rules.kv_dtype_mismatch
 import data.kvlint.test
 
 test_fires_when_one_side_stores_fp8 if {
-	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true}}, "capacity": {"kv_dtype": "fp8_e4m3"}})
+	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true, "typed": "fp8_e4m3"}}, "capacity": {"kv_dtype": "fp8_e4m3"}})
 	d := test.decode({})
 	findings := kv_dtype_mismatch.deny with input as test.pd_input([p, d], {})
 	findings == {{
@@ -15,15 +15,15 @@ test_fires_when_one_side_stores_fp8 if {
 }
 
 test_fires_on_two_spellings_of_one_dtype if {
-	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "bfloat16", "known": true}}})
+	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "bfloat16", "known": true, "typed": "bfloat16"}}})
 	d := test.decode({})
 	some f in kv_dtype_mismatch.deny with input as test.pd_input([p, d], {})
 	endswith(f.msg, "; both store bfloat16, but the check compares the flag strings")
 }
 
 test_quiet_when_equal if {
-	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true}}})
-	d := test.decode({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true}}})
+	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true, "typed": "fp8_e4m3"}}})
+	d := test.decode({"args": {"--kv-cache-dtype": {"value": "fp8_e4m3", "known": true, "typed": "fp8_e4m3"}}})
 	count(kv_dtype_mismatch.deny) == 0 with input as test.pd_input([p, d], {})
 }
 
@@ -32,11 +32,11 @@ test_quiet_when_both_default if {
 }
 
 test_quiet_for_a_placeholder if {
-	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "${KV_DTYPE}", "known": false}}})
+	p := test.prefill({"args": {"--kv-cache-dtype": {"value": "${KV_DTYPE}", "known": false, "typed": null}}})
 	count(kv_dtype_mismatch.deny) == 0 with input as test.pd_input([p, test.decode({})], {})
 }
 
 test_quiet_for_vllm if {
-	p := test.prefill({"engine": "vllm", "args": {"--kv-cache-dtype": {"value": "fp8", "known": true}}})
+	p := test.prefill({"engine": "vllm", "args": {"--kv-cache-dtype": {"value": "fp8", "known": true, "typed": "fp8"}}})
 	count(kv_dtype_mismatch.deny) == 0 with input as test.pd_input([p, test.decode({})], {})
 }

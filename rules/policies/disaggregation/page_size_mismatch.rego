@@ -52,7 +52,7 @@ deny contains finding if {
 # Blackwell).
 page_known(s) if {
 	s.capacity.page_size > 0
-	s.args["--page-size"].known
+	is_number(s.args["--page-size"].typed)
 }
 
 page_known(s) if {

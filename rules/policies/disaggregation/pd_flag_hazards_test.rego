@@ -3,7 +3,7 @@ package kvlint.rules.pd_flag_hazards_test
 import data.kvlint.rules.pd_flag_hazards
 import data.kvlint.test
 
-decode_radix := test.decode({"args": {"--disaggregation-decode-enable-radix-cache": {"value": "true", "known": true}}})
+decode_radix := test.decode({"args": {"--disaggregation-decode-enable-radix-cache": {"value": "true", "known": true, "typed": true}}})
 
 test_fires_on_a_removed_disaggregation_flag if {
 	d := test.decode({"flag_issues": [test.flag_issue("removed", {

@@ -3,7 +3,7 @@ package kvlint.rules.tp_mismatch_test
 import data.kvlint.rules.tp_mismatch
 import data.kvlint.test
 
-tp4 := {"args": {"--tp-size": {"value": "4", "known": true}}, "capacity": {"tp": 4}}
+tp4 := {"args": {"--tp-size": {"value": "4", "known": true, "typed": 4}}, "capacity": {"tp": 4}}
 
 test_fires_for_a_non_mla_model if {
 	p := test.prefill({"mla": false})
@@ -36,6 +36,6 @@ test_quiet_for_equal_sizes if {
 }
 
 test_quiet_when_a_size_is_unknown if {
-	d := test.decode({"mla": false, "args": {"--tp-size": {"value": "$(TP)", "known": false}}, "capacity": {"tp": 0}})
+	d := test.decode({"mla": false, "args": {"--tp-size": {"value": "$(TP)", "known": false, "typed": null}}, "capacity": {"tp": 0}})
 	count(tp_mismatch.deny) == 0 with input as test.pd_input([test.prefill({"mla": false}), d], {})
 }

@@ -59,5 +59,5 @@ deny contains finding if {
 # backend is the transfer engine a server really uses: mooncake_tcp is
 # mooncake with MC_FORCE_TCP=1. Undefined for a placeholder.
 backend(s) := "mooncake" if {
-	lib.arg_value(s.args, "--disaggregation-transfer-backend", "mooncake") == "mooncake_tcp"
-} else := lib.arg_value(s.args, "--disaggregation-transfer-backend", "mooncake")
+	lib.arg_typed(s.args, "--disaggregation-transfer-backend", "mooncake") == "mooncake_tcp"
+} else := lib.arg_typed(s.args, "--disaggregation-transfer-backend", "mooncake")

@@ -3,7 +3,7 @@ package kvlint.rules.transfer_backend_mismatch_test
 import data.kvlint.rules.transfer_backend_mismatch
 import data.kvlint.test
 
-nixl := {"args": {"--disaggregation-transfer-backend": {"value": "nixl", "known": true}}}
+nixl := {"args": {"--disaggregation-transfer-backend": {"value": "nixl", "known": true, "typed": "nixl"}}}
 
 test_fires_when_backends_differ if {
 	findings := transfer_backend_mismatch.deny with input as test.pd_input([test.prefill({}), test.decode(nixl)], {})
@@ -15,7 +15,7 @@ test_fires_when_backends_differ if {
 }
 
 test_fires_on_a_fake_prefill_even_alone if {
-	p := test.prefill({"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true}}})
+	p := test.prefill({"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true, "typed": "fake"}}})
 	some f in transfer_backend_mismatch.deny with input as test.colocated_input([p], {"mode": "disaggregated"})
 	contains(f.msg, "refuses it at startup")
 }
@@ -25,11 +25,11 @@ test_quiet_when_equal if {
 }
 
 test_quiet_for_mooncake_tcp_against_mooncake if {
-	p := test.prefill({"args": {"--disaggregation-transfer-backend": {"value": "mooncake_tcp", "known": true}}})
+	p := test.prefill({"args": {"--disaggregation-transfer-backend": {"value": "mooncake_tcp", "known": true, "typed": "mooncake_tcp"}}})
 	count(transfer_backend_mismatch.deny) == 0 with input as test.pd_input([p, test.decode({})], {})
 }
 
 test_quiet_for_a_fake_decode if {
-	d := test.decode({"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true}}})
+	d := test.decode({"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true, "typed": "fake"}}})
 	count(transfer_backend_mismatch.deny) == 0 with input as test.colocated_input([d], {"mode": "disaggregated"})
 }

@@ -54,22 +54,16 @@ transfer_deployments contains lib.deployment_of(input.servers[i]) if some i, _ i
 
 role(args) := args["--kv-transfer-config.kv_role"] if {
 	args["--kv-transfer-config.kv_role"]
-} else := {"value": "", "known": true}
+} else := {"value": "", "known": true, "typed": ""}
 
 null_value(v) if {
 	v.known
-	v.value in {"null", ""}
+	v.typed in {null, ""}
 }
 
-produces(t) if {
-	t.role.known
-	t.role.value in {"kv_producer", "kv_both"}
-}
+produces(t) if t.role.typed in {"kv_producer", "kv_both"}
 
-consumes(t) if {
-	t.role.known
-	t.role.value in {"kv_consumer", "kv_both"}
-}
+consumes(t) if t.role.typed in {"kv_consumer", "kv_both"}
 
 # maybe_produces / maybe_consumes: a placeholder role may be either.
 maybe_produces(t) if produces(t)
@@ -92,7 +86,7 @@ deny contains finding if {
 	consumes(tq)
 	tp.connector.known
 	tq.connector.known
-	tp.connector.value != tq.connector.value
+	tp.connector.typed != tq.connector.typed
 	not reported_the_other_way(tp, tq, p, q)
 	finding := {
 		"msg": sprintf("kv_connector %s (kv_role %s) differs from %s on %s (kv_role %s) in deployment %s: the two sides never exchange a KV block, so this server %s", [

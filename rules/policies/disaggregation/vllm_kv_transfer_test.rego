@@ -12,9 +12,9 @@ vllm(role, connector, kv_role) := test.server({
 	"file": sprintf("%s.yaml", [role]),
 	"line": 20,
 	"args": {
-		"--kv-transfer-config": {"value": "{}", "known": true},
-		"--kv-transfer-config.kv_connector": {"value": connector, "known": true},
-		"--kv-transfer-config.kv_role": {"value": kv_role, "known": true},
+		"--kv-transfer-config": {"value": "{}", "known": true, "typed": {}},
+		"--kv-transfer-config.kv_connector": {"value": connector, "known": true, "typed": connector},
+		"--kv-transfer-config.kv_role": {"value": kv_role, "known": true, "typed": kv_role},
 	},
 	"capacity": {"engine": "vllm"},
 })
@@ -69,13 +69,13 @@ test_quiet_for_a_lone_producer if {
 
 test_quiet_when_a_role_is_a_placeholder if {
 	p := vllm("prefill", "NixlConnector", "kv_producer")
-	q := object.union(vllm("decode", "NixlConnector", ""), {"args": {"--kv-transfer-config.kv_role": {"value": "$ROLE", "known": false}}})
+	q := object.union(vllm("decode", "NixlConnector", ""), {"args": {"--kv-transfer-config.kv_role": {"value": "$ROLE", "known": false, "typed": null}}})
 	count(vllm_kv_transfer.deny) == 0 with input as test.pd_input([p, q], {})
 }
 
 test_quiet_when_a_connector_is_a_placeholder if {
 	p := vllm("prefill", "NixlConnector", "kv_producer")
-	q := object.union(vllm("decode", "", "kv_consumer"), {"args": {"--kv-transfer-config.kv_connector": {"value": "{{ .Values.connector }}", "known": false}}})
+	q := object.union(vllm("decode", "", "kv_consumer"), {"args": {"--kv-transfer-config.kv_connector": {"value": "{{ .Values.connector }}", "known": false, "typed": null}}})
 	count(vllm_kv_transfer.deny) == 0 with input as test.pd_input([p, q], {})
 }
 

@@ -5,7 +5,7 @@ import data.kvlint.test
 
 test_fires_naming_the_value_in_force if {
 	srv := test.server({
-		"args": {"--max-total-tokens": {"value": "65536", "known": true}},
+		"args": {"--max-total-tokens": {"value": "65536", "known": true, "typed": 65536}},
 		"flag_issues": [test.flag_issue("duplicate", {"flag": "--max-total-tokens", "written": "--max-total-tokens"})],
 	})
 	findings := duplicate_flag.deny with input as test.input_with([srv])
@@ -18,7 +18,7 @@ test_fires_naming_the_value_in_force if {
 
 test_fires_without_a_known_value if {
 	srv := test.server({
-		"args": {"--port": {"value": "$PORT", "known": false}},
+		"args": {"--port": {"value": "$PORT", "known": false, "typed": null}},
 		"flag_issues": [test.flag_issue("duplicate", {"flag": "--port", "written": "--port"})],
 	})
 	some f in duplicate_flag.deny with input as test.input_with([srv])

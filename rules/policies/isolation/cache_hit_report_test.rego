@@ -3,7 +3,7 @@ package kvlint.rules.cache_hit_report_test
 import data.kvlint.rules.cache_hit_report
 import data.kvlint.test
 
-report := {"args": {"--enable-cache-report": {"value": "true", "known": true}}}
+report := {"args": {"--enable-cache-report": {"value": "true", "known": true, "typed": true}}}
 
 test_fires_on_a_colocated_server if {
 	findings := cache_hit_report.deny with input as test.colocated_input([test.server(report)], {})
@@ -22,7 +22,7 @@ test_fires_on_a_decode_server_whose_prefill_caches if {
 }
 
 test_fires_for_vllm if {
-	v := test.server({"engine": "vllm", "args": {"--enable-prompt-tokens-details": {"value": "true", "known": true}}})
+	v := test.server({"engine": "vllm", "args": {"--enable-prompt-tokens-details": {"value": "true", "known": true, "typed": true}}})
 	some f in cache_hit_report.deny with input as test.colocated_input([v], {})
 	f.arg == "--enable-prompt-tokens-details"
 }
@@ -34,8 +34,8 @@ test_quiet_with_a_gateway_salt if {
 
 test_quiet_without_a_prefix_cache if {
 	s := test.server({"args": {
-		"--enable-cache-report": {"value": "true", "known": true},
-		"--disable-radix-cache": {"value": "true", "known": true},
+		"--enable-cache-report": {"value": "true", "known": true, "typed": true},
+		"--disable-radix-cache": {"value": "true", "known": true, "typed": true},
 	}})
 	count(cache_hit_report.deny) == 0 with input as test.colocated_input([s], {})
 }

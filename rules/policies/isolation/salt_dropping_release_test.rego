@@ -51,7 +51,7 @@ test_fires_info_when_the_tag_cannot_be_dated if {
 	contains(g.msg, "kvlint cannot tell whether SGLang 0.5.11 includes the fix")
 	some h in salt_dropping_release.deny with input as test.colocated_input([test.server({"image": null})], gateway)
 	contains(h.msg, "the launch names no image")
-	some i in salt_dropping_release.deny with input as test.colocated_input([test.server({"image": {"value": "{{ .Values.image }}", "known": false}})], gateway)
+	some i in salt_dropping_release.deny with input as test.colocated_input([test.server({"image": {"value": "{{ .Values.image }}", "known": false, "typed": null}})], gateway)
 	contains(i.msg, "the image {{ .Values.image }} is a placeholder")
 }
 
@@ -70,6 +70,6 @@ test_quiet_for_single_tenancy if {
 }
 
 test_quiet_without_a_prefix_cache if {
-	d := test.decode({"image": {"value": "lmsysorg/sglang:v0.5.3", "known": true}})
+	d := test.decode({"image": {"value": "lmsysorg/sglang:v0.5.3", "known": true, "typed": null}})
 	count(salt_dropping_release.deny) == 0 with input as test.pd_input([d], gateway)
 }

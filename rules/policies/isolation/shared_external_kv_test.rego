@@ -4,8 +4,8 @@ import data.kvlint.rules.shared_external_kv
 import data.kvlint.test
 
 hicache := {"args": {
-	"--enable-hierarchical-cache": {"value": "true", "known": true},
-	"--hicache-storage-backend": {"value": "mooncake", "known": true},
+	"--enable-hierarchical-cache": {"value": "true", "known": true, "typed": true},
+	"--hicache-storage-backend": {"value": "mooncake", "known": true, "typed": "mooncake"},
 }}
 
 iso(salt, per_tenant, external) := {"isolation": {"cache_salt": salt, "per_tenant_deployments": per_tenant, "external_kv": external}}
@@ -25,7 +25,7 @@ test_fires_for_per_tenant_deployments_sharing_a_store if {
 }
 
 test_fires_on_sglang_lmcache if {
-	s := test.server({"args": {"--enable-lmcache": {"value": "true", "known": true}}})
+	s := test.server({"args": {"--enable-lmcache": {"value": "true", "known": true, "typed": true}}})
 	some f in shared_external_kv.deny with input as test.colocated_input([s], {"tenancy_declared": false})
 	f.arg == "--enable-lmcache"
 	f.severity == "medium"
@@ -33,14 +33,14 @@ test_fires_on_sglang_lmcache if {
 
 test_fires_on_a_decode_offload if {
 	d := test.decode({"args": {
-		"--disaggregation-decode-enable-offload-kvcache": {"value": "true", "known": true},
-		"--hicache-storage-backend": {"value": "file", "known": true},
+		"--disaggregation-decode-enable-offload-kvcache": {"value": "true", "known": true, "typed": true},
+		"--hicache-storage-backend": {"value": "file", "known": true, "typed": "file"},
 	}})
 	count(shared_external_kv.deny) == 1 with input as test.pd_input([test.prefill({}), d], {})
 }
 
 test_fires_on_a_vllm_lmcache_connector if {
-	v := test.server({"engine": "vllm", "args": {"--kv-transfer-config": {"value": "{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}", "known": true}}})
+	v := test.server({"engine": "vllm", "args": {"--kv-transfer-config": {"value": "{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}", "known": true, "typed": {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}}}})
 	some f in shared_external_kv.deny with input as test.colocated_input([v], {})
 	f.arg == "--kv-transfer-config"
 	startswith(f.msg, "LMCacheConnector (vLLM --kv-transfer-config)")
@@ -55,20 +55,20 @@ test_quiet_for_single_tenancy if {
 }
 
 test_quiet_without_the_hierarchical_cache if {
-	s := test.server({"args": {"--hicache-storage-backend": {"value": "mooncake", "known": true}}})
+	s := test.server({"args": {"--hicache-storage-backend": {"value": "mooncake", "known": true, "typed": "mooncake"}}})
 	count(shared_external_kv.deny) == 0 with input as test.colocated_input([s], {})
 }
 
 test_quiet_for_a_nixl_transfer if {
-	v := test.server({"engine": "vllm", "args": {"--kv-transfer-config": {"value": "{\"kv_connector\":\"NixlConnector\"}", "known": true}}})
+	v := test.server({"engine": "vllm", "args": {"--kv-transfer-config": {"value": "{\"kv_connector\":\"NixlConnector\"}", "known": true, "typed": {"kv_connector": "NixlConnector"}}}})
 	count(shared_external_kv.deny) == 0 with input as test.colocated_input([v], {})
 }
 
 test_fires_once_on_a_spread_vllm_connector if {
 	v := test.server({"engine": "vllm", "args": {
-		"--kv-transfer-config": {"value": "{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}", "known": true},
-		"--kv-transfer-config.kv_connector": {"value": "LMCacheConnectorV1", "known": true},
-		"--kv-transfer-config.kv_role": {"value": "kv_both", "known": true},
+		"--kv-transfer-config": {"value": "{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}", "known": true, "typed": {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}},
+		"--kv-transfer-config.kv_connector": {"value": "LMCacheConnectorV1", "known": true, "typed": "LMCacheConnectorV1"},
+		"--kv-transfer-config.kv_role": {"value": "kv_both", "known": true, "typed": "kv_both"},
 	}})
 	findings := shared_external_kv.deny with input as test.colocated_input([v], {})
 	count(findings) == 1
@@ -78,8 +78,8 @@ test_fires_once_on_a_spread_vllm_connector if {
 
 test_quiet_for_a_mooncake_store_with_a_cache_prefix if {
 	v := test.server({"engine": "vllm", "args": {
-		"--kv-transfer-config.kv_connector": {"value": "MooncakeStoreConnector", "known": true},
-		"--kv-transfer-config.kv_connector_extra_config": {"value": "{\"cache_prefix\":\"tenant-a\"}", "known": true},
+		"--kv-transfer-config.kv_connector": {"value": "MooncakeStoreConnector", "known": true, "typed": "MooncakeStoreConnector"},
+		"--kv-transfer-config.kv_connector_extra_config": {"value": "{\"cache_prefix\":\"tenant-a\"}", "known": true, "typed": {"cache_prefix": "tenant-a"}},
 	}})
 	count(shared_external_kv.deny) == 0 with input as test.colocated_input([v], {})
 }

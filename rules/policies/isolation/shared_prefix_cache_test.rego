@@ -33,8 +33,8 @@ test_fires_for_vllm if {
 }
 
 test_fires_on_a_decode_radix_cache if {
-	d := test.decode({"args": {"--disaggregation-decode-enable-radix-cache": {"value": "true", "known": true}}})
-	some f in shared_prefix_cache.deny with input as test.pd_input([test.prefill({"args": {"--disable-radix-cache": {"value": "true", "known": true}}}), d], {})
+	d := test.decode({"args": {"--disaggregation-decode-enable-radix-cache": {"value": "true", "known": true, "typed": true}}})
+	some f in shared_prefix_cache.deny with input as test.pd_input([test.prefill({"args": {"--disable-radix-cache": {"value": "true", "known": true, "typed": true}}}), d], {})
 	f.server == 1
 	f.arg == "--disaggregation-decode-enable-radix-cache"
 }
@@ -53,7 +53,7 @@ test_quiet_for_per_tenant_deployments if {
 }
 
 test_quiet_with_the_radix_cache_off if {
-	s := test.server({"args": {"--disable-radix-cache": {"value": "true", "known": true}}})
+	s := test.server({"args": {"--disable-radix-cache": {"value": "true", "known": true, "typed": true}}})
 	count(shared_prefix_cache.deny) == 0 with input as test.colocated_input([s], {})
 }
 
@@ -62,7 +62,7 @@ test_quiet_for_a_pd_decode_server if {
 }
 
 test_quiet_for_vllm_without_prefix_caching if {
-	v := test.server({"engine": "vllm", "args": {"--enable-prefix-caching": {"value": "false", "known": true}}})
+	v := test.server({"engine": "vllm", "args": {"--enable-prefix-caching": {"value": "false", "known": true, "typed": false}}})
 	count(shared_prefix_cache.deny) == 0 with input as test.colocated_input([v], {})
 }
 

@@ -30,12 +30,12 @@ pd_input(servers, overrides) := {
 # prefill(overrides) and decode(overrides) are the two sides of a PD pair:
 # the base server with --disaggregation-mode set, deep-merged with overrides.
 prefill(overrides) := object.union(
-	server({"role": "prefill", "name": "prefill", "file": "prefill.yaml", "line": 20, "args": {"--disaggregation-mode": {"value": "prefill", "known": true}}}),
+	server({"role": "prefill", "name": "prefill", "file": "prefill.yaml", "line": 20, "args": {"--disaggregation-mode": {"value": "prefill", "known": true, "typed": "prefill"}}}),
 	overrides,
 )
 
 decode(overrides) := object.union(
-	server({"role": "decode", "name": "decode", "file": "decode.yaml", "line": 20, "args": {"--disaggregation-mode": {"value": "decode", "known": true}}}),
+	server({"role": "decode", "name": "decode", "file": "decode.yaml", "line": 20, "args": {"--disaggregation-mode": {"value": "decode", "known": true, "typed": "decode"}}}),
 	overrides,
 )
 
@@ -47,7 +47,7 @@ router(overrides) := object.union(
 		"name": "router",
 		"file": "router.yaml",
 		"line": 20,
-		"args": {"--pd-disaggregation": {"value": "true", "known": true}},
+		"args": {"--pd-disaggregation": {"value": "true", "known": true, "typed": true}},
 		"opaque_args": false,
 		"opaque": [],
 		"model": null,

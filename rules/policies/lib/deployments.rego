@@ -53,12 +53,9 @@ tenancy_note(d) := "" if {
 	d.tenancy_declared
 } else := " (kvlint assumes tenants share this deployment: declare tenancy and isolation in .kvlint.yaml)"
 
-# flag_true(args, flag): a boolean flag was given and not written false.
-flag_true(args, flag) if {
-	v := args[flag]
-	v.known
-	not lower(v.value) in {"false", "0", "no", "off"}
-}
+# flag_true(args, flag): a boolean flag is on (the engine typed it true:
+# given, not in its --no- form).
+flag_true(args, flag) if args[flag].typed == true
 
 # prefix_cache(s): the server keeps a prefix cache shared by every request
 # it serves.
@@ -84,11 +81,7 @@ prefix_cache(s) if {
 	not vllm_prefix_caching_off(s.args)
 }
 
-vllm_prefix_caching_off(args) if {
-	v := args["--enable-prefix-caching"]
-	v.known
-	lower(v.value) in {"false", "0", "no", "off"}
-}
+vllm_prefix_caching_off(args) if args["--enable-prefix-caching"].typed == false
 
 vllm_prefix_caching_off(args) if flag_true(args, "--no-enable-prefix-caching")
 
@@ -105,6 +98,17 @@ arg_value(args, flag, _) := args[flag].value if {
 }
 
 arg_value(args, flag, fallback) := fallback if {
+	not args[flag]
+}
+
+# arg_typed(args, flag, fallback) is a flag's typed value (the number or
+# name the engine parsed), or fallback when the flag is absent; undefined
+# when it is a placeholder or a value the engine rejected.
+arg_typed(args, flag, _) := args[flag].typed if {
+	args[flag].typed != null
+}
+
+arg_typed(args, flag, fallback) := fallback if {
 	not args[flag]
 }
 

@@ -25,7 +25,7 @@ test_one_decimal_and_gib if {
 }
 
 test_first_given_prefers_the_earliest_flag if {
-	args := {"--tp-size": {"value": "2", "known": true}, "--mem-fraction-static": {"value": "0.9", "known": true}}
+	args := {"--tp-size": {"value": "2", "known": true, "typed": 2}, "--mem-fraction-static": {"value": "0.9", "known": true, "typed": 0.9}}
 	lib.memory_arg(args) == "--mem-fraction-static"
 	lib.first_given(args, ["--tp-size", "--mem-fraction-static"]) == "--tp-size"
 	lib.first_given(args, ["--page-size"]) == ""
