@@ -287,7 +287,7 @@ func (p *parser) apply(occ *occurrence) {
 		prev, had := p.res.Args[key]
 		p.res.Lists[key] = append(p.res.Lists[key], occ.values)
 		if had {
-			val = deploy.Value{Raw: prev.Raw + " " + val.Raw, Known: prev.Known && val.Known, Span: joinSpans(prev.Span, val.Span), Via: prev.Via}
+			val = deploy.Value{Raw: prev.Raw + " " + val.Raw, Known: prev.Known && val.Known, Span: joinSpans(prev.Span, val.Span), Origin: prev.Origin}
 		}
 		p.res.Args[key] = val
 		return
@@ -308,7 +308,7 @@ func (p *parser) apply(occ *occurrence) {
 func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 	tok, f := occ.tok, occ.tok.flag
 	flagValue := func(raw string) deploy.Value {
-		return deploy.Value{Raw: raw, Known: true, Span: tok.written.Span, Via: tok.word.Via}
+		return deploy.Value{Raw: raw, Known: true, Span: tok.written.Span, Origin: tok.word.Origin}
 	}
 	if f.Nargs == "0" {
 		if tok.explicit != nil {
@@ -349,7 +349,7 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		known = known && v.Known
 	}
 	first, last := occ.values[0], occ.values[len(occ.values)-1]
-	return deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Via: first.Via}, true
+	return deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Origin: first.Origin}, true
 }
 
 // notes reports how the option was written: an abbreviation, a deprecated

@@ -172,7 +172,7 @@ func (p *parser) spreadDotted(f *Flag, d *dottedFlag) {
 		if leaf.nested {
 			span = leaf.keyWord.Span
 		}
-		p.res.Args[f.Key+"."+k] = deploy.Value{Raw: raw, Known: v.Known, Span: span, Via: v.Via}
+		p.res.Args[f.Key+"."+k] = deploy.Value{Raw: raw, Known: v.Known, Span: span, Origin: v.Origin}
 		p.checkKey(f, k, leaf.keyWord.Span)
 	}
 	p.checkTransferConfig(f, func(k string) deploy.Span {
@@ -209,7 +209,7 @@ func (p *parser) spreadJSON(f *Flag, v deploy.Value) {
 		if at, ok := inFile[m.key]; ok {
 			ks, vs = at[0], at[1]
 		}
-		p.res.Args[f.Key+"."+m.key] = deploy.Value{Raw: raw, Known: known, Span: vs, Via: v.Via}
+		p.res.Args[f.Key+"."+m.key] = deploy.Value{Raw: raw, Known: known, Span: vs, Origin: v.Origin}
 		keySpans[m.key] = ks
 		p.checkKey(f, m.key, ks)
 	}

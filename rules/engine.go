@@ -35,9 +35,10 @@ type Finding struct {
 	Title    string      `json:"title"`
 	Message  string      `json:"message"`
 	Span     deploy.Span `json:"span"`
-	// Via is how the value at Span was produced, outermost first (the values
-	// file line, then the template line): copied from the flag's deploy.Value.
-	Via    []deploy.Span `json:"via,omitempty"`
+	// Origin is how the value at Span was produced, outermost first (for a
+	// values file line, the template line that used it): copied from the
+	// flag's deploy.Value.
+	Origin deploy.Origin `json:"origin,omitempty"`
 	Server int           `json:"server"` // index into the servers given to Evaluate; -1 for a finding about a suppression
 	// Arg is the flag the finding is about, canonical ("--max-total-tokens"),
 	// or "" when it points at the launch command or a suppression. Baseline
@@ -268,14 +269,14 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 	if at, _ := obj["at"].(string); at == "image" {
 		if !srv.Image.Span.IsZero() {
 			f.Span = srv.Image.Span
-			f.Via = srv.Image.Via
+			f.Origin = srv.Image.Origin
 		}
 		return f, nil
 	}
 	if arg, _ := obj["arg"].(string); arg != "" {
 		if v, ok := srv.Args[arg]; ok && !v.Span.IsZero() {
 			f.Span = v.Span
-			f.Via = v.Via
+			f.Origin = v.Origin
 			f.Arg = arg
 		}
 	}

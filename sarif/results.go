@@ -26,23 +26,27 @@ func (b *builder) result(f rules.Finding, ruleIndex int, server string) *gosarif
 	r := gosarif.NewRuleResult(f.Rule).
 		WithRuleIndex(ruleIndex).
 		WithLevel(level(f.Level())).
-		WithMessage(gosarif.NewTextMessage(f.Message))
+		WithMessage(gosarif.NewTextMessage(f.Message + offFileOrigin(f.Origin)))
 	r.AddLocation(b.location(f.Span, ""))
 	r.PartialFingerprints = map[string]any{"primaryLocationLineHash": b.lineHash(f)}
 
-	for i, via := range f.Via {
-		if i == maxRelatedLocations {
+	// Only a step in a file is a location; a command-line --set is named
+	// in the message instead (a URI made of it would point nowhere).
+	inFile := f.Origin.Spans()
+	n := 0
+	for _, st := range f.Origin {
+		if !st.InFile() {
+			continue
+		}
+		if n == maxRelatedLocations {
 			b.notes = append(b.notes, warning(fmt.Sprintf(
 				"%s at %s: only the first %d of %d steps of the value's provenance are listed (GitHub's limit per result)",
-				f.Rule, f.Span, maxRelatedLocations, len(f.Via))))
+				f.Rule, f.Span, maxRelatedLocations, len(inFile))))
 			break
 		}
-		msg := "the value comes from here"
-		if i > 0 {
-			msg = "the value passes through here"
-		}
-		loc := b.location(via, msg)
-		loc.Id = ptr(uint(i + 1))
+		n++
+		loc := b.location(st.Span, stepMessage(st.Kind))
+		loc.Id = ptr(uint(n))
 		r.RelatedLocations = append(r.RelatedLocations, loc)
 	}
 
@@ -56,6 +60,41 @@ func (b *builder) result(f rules.Finding, ruleIndex int, server string) *gosarif
 	}
 	r.Properties = props
 	return r
+}
+
+// stepMessage says what a related location is to the value, in the
+// direction the value flows: where it was set, a place it went through on
+// the way, or where it was used.
+func stepMessage(k deploy.StepKind) string {
+	switch k {
+	case deploy.StepTemplate:
+		return "the value is used here"
+	case deploy.StepInclude, deploy.StepVariable, deploy.StepReference:
+		return "the value passes through here"
+	case deploy.StepWritten:
+		return "the value is written here"
+	}
+	return "the value was set here"
+}
+
+// offFileOrigin names the steps of an origin that are no place in a file,
+// as a sentence to add to the result's message.
+func offFileOrigin(o deploy.Origin) string {
+	var out string
+	for _, st := range o {
+		if st.InFile() || st.Text == "" {
+			continue
+		}
+		switch st.Kind {
+		case deploy.StepSet:
+			out += " (the value was set on the command line: " + st.Text + ")"
+		case deploy.StepEnv:
+			out += " (the value was set by the environment variable " + st.Text + ")"
+		default:
+			out += " (the value comes from " + st.Text + ")"
+		}
+	}
+	return out
 }
 
 // location is a physical location at span; msg, when set, says what the

@@ -133,8 +133,8 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 // chain that produced the value (values file line, template line), so a
 // suppression written at any of them applies.
 func spans(f *rules.Finding) []deploy.Span {
-	out := make([]deploy.Span, 0, 1+len(f.Via))
-	for _, sp := range append([]deploy.Span{f.Span}, f.Via...) {
+	out := make([]deploy.Span, 0, 1+len(f.Origin))
+	for _, sp := range append([]deploy.Span{f.Span}, f.Origin.Spans()...) {
 		if sp.File != "" {
 			out = append(out, sp)
 		}

@@ -99,7 +99,7 @@ echo
 	}}
 
 	viaValues := finding("KV103", k8s, 12)
-	viaValues.Via = []deploy.Span{{File: values, Line: 1, Col: 12, EndLine: 1, EndCol: 16}}
+	viaValues.Origin = deploy.Origin{deploy.At(deploy.StepValuesFile, deploy.Span{File: values, Line: 1, Col: 12, EndLine: 1, EndCol: 16})}
 	findings := []rules.Finding{
 		finding("KV101", sh, 4),    // 0: inline, line above the command
 		finding("KV402", sh, 5),    // 1: trailing, no reason
@@ -161,7 +161,7 @@ echo
 		{`annotation kvlint.io/ignore: "kv1"`, false, true, nil, nil, false},
 		{"kvlint:ignore-file", true, true, nil, nil, false},
 		{"kvlint:ignore KV101", false, false, []string{"KV101"}, nil, false}, // broken.sh: not judged
-		{"kvlint:ignore KV103", true, true, nil, nil, false},                 // values.yaml, read for the Via
+		{"kvlint:ignore KV103", true, true, nil, nil, false},                 // values.yaml, read for the origin
 		{"the .kvlint.yaml ignore entry for deploy/*.yaml", true, true, nil, nil, false},
 		{"the .kvlint.yaml ignore entry for serve.sh", false, true, []string{"KV405"}, nil, true},
 		{"the .kvlint.yaml ignore entry for other/**", false, false, []string{"KV101"}, nil, false},

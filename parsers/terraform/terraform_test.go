@@ -11,8 +11,9 @@ import (
 )
 
 // The fixture's KV pool is set in terraform.tfvars: the flag points at the
-// tfvars line, and the chain names the variable declaration, the local that
-// used it and the resource argument, each at its exact columns.
+// tfvars line, and the chain names the variable declaration, the reference
+// in the local that used it and the one in the resource argument, each at
+// its exact columns.
 func TestTfvarsChain(t *testing.T) {
 	servers, errs := ParseModule("testdata/deployment", Options{})
 	if len(errs) > 0 {
@@ -29,21 +30,21 @@ func TestTfvarsChain(t *testing.T) {
 	}{
 		{"--max-total-tokens", "65536", []string{
 			"testdata/deployment/terraform.tfvars:3:20-3:25",
-			"testdata/deployment/variables.tf:11:1-11:28",
-			"testdata/deployment/main.tf:6:27-6:47",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"variable testdata/deployment/variables.tf:11:1-11:28",
+			"reference testdata/deployment/main.tf:6:27-6:47",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		{"--context-length", "131072", []string{
 			"testdata/deployment/terraform.tfvars:2:20-2:26",
-			"testdata/deployment/variables.tf:6:1-6:26",
-			"testdata/deployment/main.tf:5:34-5:52",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"variable testdata/deployment/variables.tf:6:1-6:26",
+			"reference testdata/deployment/main.tf:5:34-5:52",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		// A default is its own line; no tfvars sets it.
 		{"--tp-size", "1", []string{
 			"testdata/deployment/variables.tf:19:13-19:14",
-			"testdata/deployment/main.tf:7:18-7:26",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"reference testdata/deployment/main.tf:7:18-7:26",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		// A literal of concat's second argument points at itself.
 		{"--host", "0.0.0.0", []string{"testdata/deployment/main.tf:29:52-29:59"}},
