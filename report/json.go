@@ -11,7 +11,6 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 type jsonFinding struct {
@@ -100,7 +99,7 @@ func CheckJSON(w io.Writer, res *analysis.Result) error {
 	})
 }
 
-func findingJSON(res *analysis.Result, f rules.Finding) jsonFinding {
+func findingJSON(res *analysis.Result, f diag.Diagnostic) jsonFinding {
 	jf := jsonFinding{
 		Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 		File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 // builder holds what results share: where URIs are anchored, the files read
@@ -22,7 +21,7 @@ type builder struct {
 }
 
 // result turns a finding into a SARIF result pointing at its span.
-func (b *builder) result(f rules.Finding, ruleIndex int, server string) *gosarif.Result {
+func (b *builder) result(f diag.Diagnostic, ruleIndex int, server string) *gosarif.Result {
 	r := gosarif.NewRuleResult(f.Rule).
 		WithRuleIndex(ruleIndex).
 		WithLevel(level(f.Level())).
@@ -149,7 +148,7 @@ func (b *builder) region(span deploy.Span) *gosarif.Region {
 // went away after the run read it), a hash of what is known stands in:
 // the path, the rule and the message, so the value is still stable across
 // runs that see the same thing.
-func (b *builder) lineHash(f rules.Finding) string {
+func (b *builder) lineHash(f diag.Diagnostic) string {
 	if h := b.src.get(f.Span.File).lineHash(f.Span.Line); h != "" {
 		return h
 	}
@@ -161,7 +160,7 @@ func (b *builder) lineHash(f rules.Finding) string {
 // files themselves are inSource; configuration and baselines are external.
 // Every property is set: the library writes absent ones as null, which the
 // schema rejects.
-func (b *builder) suppression(f rules.Finding, s *rules.Suppression) *gosarif.Suppression {
+func (b *builder) suppression(f diag.Diagnostic, s *diag.Suppression) *gosarif.Suppression {
 	kind := "external"
 	switch s.Kind {
 	case "inline", "file", "annotation":

@@ -16,7 +16,7 @@ import (
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -318,10 +318,10 @@ func manyFindings(t *testing.T, n int) Log {
 		t.Fatal(err)
 	}
 	l := Log{Rules: engine(t).Rules(), WorkDir: dir, ExitCode: 1}
-	sevs := rules.Severities()
+	sevs := diag.Severities()
 	for i := range n {
 		sev := sevs[i%len(sevs)]
-		l.Findings = append(l.Findings, rules.Finding{
+		l.Findings = append(l.Findings, diag.Diagnostic{
 			Rule: "KV402", Severity: sev.String(), Title: "Abbreviated flag",
 			// Hex digests keep the messages from compressing away.
 			Message: fmt.Sprintf("finding %d of severity %s: %x", i, sev, sha256.Sum256([]byte(strconv.Itoa(i)))),
@@ -403,14 +403,14 @@ func TestRelatedLocationsCapped(t *testing.T) {
 
 func TestMappings(t *testing.T) {
 	for _, tt := range []struct {
-		sev           rules.Severity
+		sev           diag.Severity
 		level, secSev string
 	}{
-		{rules.SeverityCritical, "error", "9.5"},
-		{rules.SeverityHigh, "error", "8.0"},
-		{rules.SeverityMedium, "warning", "5.5"},
-		{rules.SeverityLow, "note", "2.0"},
-		{rules.SeverityInfo, "note", ""},
+		{diag.SeverityCritical, "error", "9.5"},
+		{diag.SeverityHigh, "error", "8.0"},
+		{diag.SeverityMedium, "warning", "5.5"},
+		{diag.SeverityLow, "note", "2.0"},
+		{diag.SeverityInfo, "note", ""},
 		{0, "note", ""},
 	} {
 		if got := level(tt.sev); got != tt.level {
