@@ -12,8 +12,9 @@ const (
 	// word used: where the value was set.
 	StepAssignment StepKind = "assignment"
 	// StepEnv is an environment variable's definition: a Dockerfile ENV or
-	// ARG, a Kubernetes env entry, a compose environment or .env line, or
-	// TF_VAR_name. Text names the variable when no file holds it.
+	// ARG, a Kubernetes env entry, a compose environment or .env line, a
+	// variable a script inherits, or TF_VAR_name (which has no line of its
+	// own: its step is at the variable's declaration).
 	StepEnv StepKind = "env"
 	// StepValuesFile is a leaf of a Helm values file (values.yaml, -f).
 	StepValuesFile StepKind = "values"
@@ -38,23 +39,24 @@ const (
 	// or the resource argument that uses it; a Dockerfile FROM naming an
 	// earlier stage, or an ARG taking the global one.
 	StepReference StepKind = "reference"
-	// StepWritten is other text the value was assembled from.
+	// StepWritten is other text the value was assembled from: a positional
+	// parameter of a script, a Terraform literal or data source.
 	StepWritten StepKind = "written"
 )
 
 // Step is one place a value went through on its way to where it is reported.
 type Step struct {
-	Kind StepKind
+	Kind StepKind `json:"kind"`
 	// Span is where the step is written; zero when it is no place in a
 	// file (a command-line --set, an environment variable of the process).
-	Span Span
+	Span Span `json:"span,omitzero"`
 	// Text is what the user wrote for a step without a Span, as they would
-	// recognise it ("--set decode.maxTotalTokens=8192", "TF_VAR_tp").
-	Text string
+	// recognise it ("--set decode.maxTotalTokens=8192").
+	Text string `json:"text,omitempty"`
 	// Inferred is set when the step was linked to the value by equal text
 	// and key name rather than traced: a Helm template computed on the
 	// value, so the value's own text never reached the output.
-	Inferred bool
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // InFile reports whether the step is a place in a file.

@@ -57,10 +57,10 @@ type Values struct {
 	// heredoc). When Data is nil, File is read.
 	File string
 	Data []byte
-	// Origin, when set, maps a span in Data (File, line and column of the
+	// Locate, when set, maps a span in Data (File, line and column of the
 	// document's own text) to where the user wrote it, for a document
 	// embedded in another file. Nil means Data is all of File.
-	Origin func(deploy.Span) deploy.Span
+	Locate func(deploy.Span) deploy.Span
 	// Unknown reports string leaves whose value is not known statically
 	// (a Terraform variable without a value). Rendered text that depends
 	// on them is an unknown value. Nil means every leaf is known.

@@ -29,13 +29,13 @@ type HelmRelease struct {
 	Set                    []HelmSet
 }
 
-// HelmValues mirrors parsers/helm.Values: one values document, with Origin
+// HelmValues mirrors parsers/helm.Values: one values document, with Locate
 // mapping a span of Data back to where the user wrote it, and Unknown
 // naming string leaves that are not known statically.
 type HelmValues struct {
 	File    string
 	Data    []byte
-	Origin  func(deploy.Span) deploy.Span
+	Locate  func(deploy.Span) deploy.Span
 	Unknown func(string) bool
 }
 
@@ -180,7 +180,7 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 		out = append(out, HelmValues{
 			File: name,
 			Data: []byte(text),
-			Origin: func(sp deploy.Span) deploy.Span {
+			Locate: func(sp deploy.Span) deploy.Span {
 				if sp.File != name || sp.IsZero() {
 					return sp
 				}

@@ -259,10 +259,10 @@ func TestHelmReleaseRequest(t *testing.T) {
 	}
 	// Line 3 of the document, "maxTotalTokens": 65536, columns 21-26.
 	doc := got.Values[0].File
-	if sp := got.Values[0].Origin(deploy.Span{File: doc, Line: 3, Col: 21, EndLine: 3, EndCol: 26}); at("", sp) != d+"terraform.tfvars:1:20-1:25" {
+	if sp := got.Values[0].Locate(deploy.Span{File: doc, Line: 3, Col: 21, EndLine: 3, EndCol: 26}); at("", sp) != d+"terraform.tfvars:1:20-1:25" {
 		t.Errorf("origin of maxTotalTokens: %s", at("", sp))
 	}
-	if sp := got.Values[1].Origin(deploy.Span{File: got.Values[1].File, Line: 2, Col: 13, EndLine: 2, EndCol: 15}); at("", sp) != d+"main.tf:24:17-24:19" {
+	if sp := got.Values[1].Locate(deploy.Span{File: got.Values[1].File, Line: 2, Col: 13, EndLine: 2, EndCol: 15}); at("", sp) != d+"main.tf:24:17-24:19" {
 		t.Errorf("origin of the heredoc's pageSize: %s", at("", sp))
 	}
 	if s := got.Set[0]; s.Expr != "replicas=2" || s.String || at("", s.Span) != d+"main.tf:30:13-30:14" {
