@@ -9,14 +9,17 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 // Result is everything one run learned, in a deterministic order.
 type Result struct {
 	Servers   []*deploy.Server
 	Estimates []capacity.Estimate // Estimates[i] belongs to Servers[i]
-	Findings  []rules.Finding
+	// Findings are the rules' diagnostics, suppressed ones included and
+	// marked; Errors are the input that could not be analysed (diagnostics
+	// without a rule). One type, two lists: the reporters show errors
+	// first and count them apart, and only errors make the run exit 3.
+	Findings []diag.Diagnostic
 	// Deployments group Servers by the endpoint they serve, with the
 	// tenancy and isolation in force for each (deploy.Group).
 	Deployments []deploy.Deployment

@@ -28,7 +28,6 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/jsonpos"
 	"github.com/kvlint/kvlint/internal/limits"
-	"github.com/kvlint/kvlint/rules"
 )
 
 // Version is the version of the file format this package writes and reads.
@@ -62,7 +61,7 @@ type key struct {
 
 // Build records the findings that are not suppressed otherwise. servers are
 // the run's servers, which findings name by index.
-func Build(findings []rules.Finding, servers []*deploy.Server) *File {
+func Build(findings []diag.Diagnostic, servers []*deploy.Server) *File {
 	f := &File{Version: Version, Tool: "kvlint", Findings: []Entry{}}
 	fp := newFingerprinter(servers)
 	for i := range findings {
@@ -127,7 +126,7 @@ func Parse(name string, data []byte) (*File, error) {
 // "baseline"; path names the file in the suppression) and returns how many
 // it marked. Findings suppressed otherwise are passed over, as Build passes
 // over them, so occurrences count the same population.
-func (b *File) Apply(findings []rules.Finding, servers []*deploy.Server, path string) int {
+func (b *File) Apply(findings []diag.Diagnostic, servers []*deploy.Server, path string) int {
 	known := map[key]bool{}
 	for _, e := range b.Findings {
 		known[key{e.Fingerprint, e.Occurrence}] = true
@@ -140,7 +139,7 @@ func (b *File) Apply(findings []rules.Finding, servers []*deploy.Server, path st
 			continue
 		}
 		if known[fp.key(f)] {
-			f.Suppression = &rules.Suppression{
+			f.Suppression = &diag.Suppression{
 				Kind:   "baseline",
 				Reason: "accepted in the baseline " + path,
 				Span:   deploy.Span{File: path},
@@ -162,7 +161,7 @@ func newFingerprinter(servers []*deploy.Server) *fingerprinter {
 	return &fingerprinter{servers: servers, seen: map[string]int{}, lines: map[string][]string{}}
 }
 
-func (p *fingerprinter) key(f *rules.Finding) key {
+func (p *fingerprinter) key(f *diag.Diagnostic) key {
 	h := sha256.New()
 	for _, part := range []string{f.Rule, normalizePath(f.Span.File), p.server(f.Server), f.Arg, p.line(f.Span.File, f.Span.Line)} {
 		h.Write([]byte(part))

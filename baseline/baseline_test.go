@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
-func at(rule, file string, line int, server int, arg string) rules.Finding {
-	return rules.Finding{Rule: rule, Severity: "high", Message: rule + " message", Span: deploy.Span{File: file, Line: line, Col: 3}, Server: server, Arg: arg}
+func at(rule, file string, line int, server int, arg string) diag.Diagnostic {
+	return diag.Diagnostic{Rule: rule, Severity: "high", Message: rule + " message", Span: deploy.Span{File: file, Line: line, Col: 3}, Server: server, Arg: arg}
 }
 
 func TestRoundTripSurvivesLineShifts(t *testing.T) {
@@ -23,13 +23,13 @@ func TestRoundTripSurvivesLineShifts(t *testing.T) {
 		t.Fatal(err)
 	}
 	servers := []*deploy.Server{{Name: file + ":2", Span: deploy.Span{File: file, Line: 2}}, {Name: file + ":5", Span: deploy.Span{File: file, Line: 5}}}
-	old := []rules.Finding{
+	old := []diag.Diagnostic{
 		at("KV101", file, 3, 0, "--max-total-tokens"),
 		at("KV402", file, 4, 0, "--tp-size"),
 		at("KV101", file, 5, 1, "--max-total-tokens"),
 	}
 	suppressed := at("KV103", file, 3, 0, "")
-	suppressed.Suppression = &rules.Suppression{Kind: "inline"}
+	suppressed.Suppression = &diag.Suppression{Kind: "inline"}
 	b := Build(append(old, suppressed), servers)
 	if len(b.Findings) != 3 {
 		t.Fatalf("baseline holds %d findings, want 3 (the suppressed one left out)", len(b.Findings))
@@ -53,7 +53,7 @@ func TestRoundTripSurvivesLineShifts(t *testing.T) {
 		t.Fatal(err)
 	}
 	servers = []*deploy.Server{{Name: file + ":4", Span: deploy.Span{File: file, Line: 4}}, {Name: file + ":7", Span: deploy.Span{File: file, Line: 7}}}
-	now := []rules.Finding{
+	now := []diag.Diagnostic{
 		at("KV101", file, 5, 0, "--max-total-tokens"),
 		at("KV402", file, 6, 0, "--tp-size"),
 		at("KV101", file, 7, 1, "--max-total-tokens"),
@@ -77,12 +77,12 @@ func TestOccurrences(t *testing.T) {
 	if err := os.WriteFile(file, []byte("- --x\n- --x\n- --x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	two := []rules.Finding{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x")}
+	two := []diag.Diagnostic{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x")}
 	b := Build(two, nil)
 	if b.Findings[0].Fingerprint != b.Findings[1].Fingerprint || b.Findings[1].Occurrence != 2 {
 		t.Fatalf("entries %+v: want one fingerprint, occurrences 1 and 2", b.Findings)
 	}
-	three := []rules.Finding{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x"), at("KV401", file, 3, -1, "--x")}
+	three := []diag.Diagnostic{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x"), at("KV401", file, 3, -1, "--x")}
 	if n := b.Apply(three, nil, "b.json"); n != 2 || three[2].Suppression != nil {
 		t.Errorf("matched %d; the third equal finding must be new", n)
 	}
@@ -96,18 +96,18 @@ func TestFingerprintParts(t *testing.T) {
 	}
 	servers := []*deploy.Server{{Name: "decode"}, {Name: "prefill"}}
 	base := at("KV101", file, 1, 0, "--a")
-	fp := func(f rules.Finding) string { return Build([]rules.Finding{f}, servers).Findings[0].Fingerprint }
+	fp := func(f diag.Diagnostic) string { return Build([]diag.Diagnostic{f}, servers).Findings[0].Fingerprint }
 	same := base
 	same.Span.Col, same.Message, same.Severity = 9, "reworded", "low"
 	if fp(same) != fp(base) {
 		t.Error("column, message and severity changed the fingerprint")
 	}
-	for name, f := range map[string]func(*rules.Finding){
-		"rule":   func(f *rules.Finding) { f.Rule = "KV102" },
-		"server": func(f *rules.Finding) { f.Server = 1 },
-		"arg":    func(f *rules.Finding) { f.Arg = "--b" },
-		"line":   func(f *rules.Finding) { f.Span.Line = 2 },
-		"file":   func(f *rules.Finding) { f.Span.File = filepath.Join(dir, "b.sh") },
+	for name, f := range map[string]func(*diag.Diagnostic){
+		"rule":   func(f *diag.Diagnostic) { f.Rule = "KV102" },
+		"server": func(f *diag.Diagnostic) { f.Server = 1 },
+		"arg":    func(f *diag.Diagnostic) { f.Arg = "--b" },
+		"line":   func(f *diag.Diagnostic) { f.Span.Line = 2 },
+		"file":   func(f *diag.Diagnostic) { f.Span.File = filepath.Join(dir, "b.sh") },
 	} {
 		changed := base
 		f(&changed)

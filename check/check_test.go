@@ -10,6 +10,7 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -77,7 +78,7 @@ func TestIncidentPointsAtTheCap(t *testing.T) {
 	if len(res.Errors) != 0 {
 		t.Fatalf("errors: %v", res.Errors)
 	}
-	var kv101 []rules.Finding
+	var kv101 []diag.Diagnostic
 	for _, f := range res.Findings {
 		if f.Rule == "KV101" {
 			kv101 = append(kv101, f)

@@ -30,7 +30,7 @@ func helmReleases(cfg *config.Config, opt Options) parsers.HelmSettings {
 				r.Values = append(r.Values, helm.Values{File: f})
 			}
 			for _, s := range opt.HelmSet {
-				r.Set = append(r.Set, helm.Set{Expr: s, Span: deploy.Span{File: "--set " + s}})
+				r.Set = append(r.Set, helm.Set{Expr: s})
 			}
 			return []helm.Release{r}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/suppress"
@@ -32,7 +33,7 @@ func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.R
 		return err
 	}
 	res.Findings = append(res.Findings, about...)
-	slices.SortStableFunc(res.Findings, func(a, b rules.Finding) int {
+	slices.SortStableFunc(res.Findings, func(a, b diag.Diagnostic) int {
 		return cmp.Or(
 			cmp.Compare(a.Span.File, b.Span.File),
 			cmp.Compare(a.Span.Line, b.Span.Line),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvlint/kvlint/baseline"
 	"github.com/kvlint/kvlint/config"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -39,7 +40,7 @@ func TestRunAppliesSuppressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byRule := map[string]rules.Finding{}
+	byRule := map[string]diag.Diagnostic{}
 	for _, f := range res.Findings {
 		byRule[f.Rule] = f
 	}

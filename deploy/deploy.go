@@ -5,6 +5,7 @@ package deploy
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 )
 
@@ -35,8 +36,9 @@ func (s Span) String() string {
 // Known is false for a placeholder that could not be resolved statically
 // ({{ .Values.x }}, ${var.x}, $VAR, $(VAR)): Raw then holds the text as
 // written, and no consumer may interpret it as a number or a name.
-// Via is the chain that produced the value, outermost first (the values.yaml
-// line, then the template line that used it).
+// Span is where a finding about the value points (the line to edit); Origin
+// is the rest of the chain that produced it, each step with its kind (the
+// template action that used a values line, the assignment a $VAR read).
 //
 // Typed is the value as the engine's parser converted it (an int, a bool, a
 // list, …), set by engine for flag values; it is KindNone for an unknown
@@ -44,15 +46,11 @@ func (s Span) String() string {
 // Consumers read numbers and switches from Typed, never from Raw; Raw is
 // for quoting what the user wrote. Reports do not carry it.
 type Value struct {
-	Raw   string `json:"value"`
-	Known bool   `json:"known"`
-	Typed Typed  `json:"-"`
-	Span  Span   `json:"span"`
-	Via   []Span `json:"via,omitempty"`
-	// Inferred is set when Span was matched to the value by its text and
-	// key name rather than traced (a Helm template that computed on a
-	// values leaf, so the leaf's own text never reached the output).
-	Inferred bool `json:"inferred,omitempty"`
+	Raw    string `json:"value"`
+	Known  bool   `json:"known"`
+	Typed  Typed  `json:"-"`
+	Span   Span   `json:"span"`
+	Origin Origin `json:"origin,omitempty"`
 }
 
 // Known returns a known value written at span.
@@ -169,6 +167,119 @@ func (s *Server) ArgNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Field names one value of a server: the field that holds it and, for a
+// flag, its canonical name and occurrence.
+type Field struct {
+	Kind FieldKind
+	// Flag is the canonical flag of an Args or ArgLists value.
+	Flag string
+	// Index is the position in Positionals or Opaque, or the occurrence in
+	// ArgLists[Flag]; Item is the position within that occurrence.
+	Index, Item int
+}
+
+// FieldKind is the field of Server a value is held in.
+type FieldKind string
+
+const (
+	FieldArg        FieldKind = "arg"
+	FieldArgList    FieldKind = "arg-list"
+	FieldPositional FieldKind = "positional"
+	FieldOpaque     FieldKind = "opaque"
+	FieldModel      FieldKind = "model"
+	FieldGPU        FieldKind = "gpu"
+	FieldGPUCount   FieldKind = "gpu-count"
+	FieldReplicas   FieldKind = "replicas"
+	FieldImage      FieldKind = "image"
+)
+
+// Values yields every value of the server once: the flags in Args by name,
+// the items of ArgLists, Positionals, Opaque, then Model, GPU, GPUCount,
+// Replicas and Image. A change made through the pointer is kept (for Args,
+// once the loop body returns). This is the one list of a server's values:
+// whatever maps, checks or collects them all ranges over it.
+func (s *Server) Values() iter.Seq2[Field, *Value] {
+	return func(yield func(Field, *Value) bool) {
+		for _, name := range s.ArgNames() {
+			v := s.Args[name]
+			ok := yield(Field{Kind: FieldArg, Flag: name}, &v)
+			s.Args[name] = v
+			if !ok {
+				return
+			}
+		}
+		lists := make([]string, 0, len(s.ArgLists))
+		for name := range s.ArgLists {
+			lists = append(lists, name)
+		}
+		sort.Strings(lists)
+		for _, name := range lists {
+			for i, occ := range s.ArgLists[name] {
+				for j := range occ {
+					if !yield(Field{Kind: FieldArgList, Flag: name, Index: i, Item: j}, &occ[j]) {
+						return
+					}
+				}
+			}
+		}
+		for i := range s.Positionals {
+			if !yield(Field{Kind: FieldPositional, Index: i}, &s.Positionals[i]) {
+				return
+			}
+		}
+		for i := range s.Opaque {
+			if !yield(Field{Kind: FieldOpaque, Index: i}, &s.Opaque[i]) {
+				return
+			}
+		}
+		for _, f := range []struct {
+			kind FieldKind
+			v    *Value
+		}{
+			{FieldModel, &s.Model}, {FieldGPU, &s.GPU}, {FieldGPUCount, &s.GPUCount},
+			{FieldReplicas, &s.Replicas}, {FieldImage, &s.Image},
+		} {
+			if !yield(Field{Kind: f.kind}, f.v) {
+				return
+			}
+		}
+	}
+}
+
+// Lookup returns the value a Field names, as Values would yield it, and
+// whether the server has one there.
+func (s *Server) Lookup(f Field) (Value, bool) {
+	switch f.Kind {
+	case FieldArg:
+		v, ok := s.Args[f.Flag]
+		return v, ok
+	case FieldArgList:
+		occ := s.ArgLists[f.Flag]
+		if f.Index < len(occ) && f.Item < len(occ[f.Index]) {
+			return occ[f.Index][f.Item], true
+		}
+	case FieldPositional:
+		if f.Index < len(s.Positionals) {
+			return s.Positionals[f.Index], true
+		}
+	case FieldOpaque:
+		if f.Index < len(s.Opaque) {
+			return s.Opaque[f.Index], true
+		}
+	case FieldModel:
+		return s.Model, true
+	case FieldGPU:
+		return s.GPU, true
+	case FieldGPUCount:
+		return s.GPUCount, true
+	case FieldReplicas:
+		return s.Replicas, true
+	case FieldImage:
+		return s.Image, true
+	}
+	return Value{}, false
 }
 
 // Mode says whether a deployment splits prefill from decode.

@@ -291,7 +291,7 @@ func (p *parser) apply(occ *occurrence) {
 		typed := deploy.TypedList(val.Typed)
 		if had {
 			typed = appended(prev.Typed, val.Typed)
-			val = deploy.Value{Raw: prev.Raw + " " + val.Raw, Known: prev.Known && val.Known, Span: joinSpans(prev.Span, val.Span), Via: prev.Via}
+			val = deploy.Value{Raw: prev.Raw + " " + val.Raw, Known: prev.Known && val.Known, Span: joinSpans(prev.Span, val.Span), Origin: prev.Origin}
 		}
 		if val.Known {
 			val.Typed = typed
@@ -328,7 +328,7 @@ func appended(list, item deploy.Typed) deploy.Typed {
 func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 	tok, f := occ.tok, occ.tok.flag
 	flagValue := func(raw string, typed deploy.Typed) deploy.Value {
-		return deploy.Value{Raw: raw, Known: true, Typed: typed, Span: tok.written.Span, Via: tok.word.Via}
+		return deploy.Value{Raw: raw, Known: true, Typed: typed, Span: tok.written.Span, Origin: tok.word.Origin}
 	}
 	if f.Nargs == "0" {
 		// "--flag=x" is reported; the action still stores its constant,
@@ -386,7 +386,7 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		known = known && v.Known
 	}
 	first, last := occ.values[0], occ.values[len(occ.values)-1]
-	val := deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Via: first.Via}
+	val := deploy.Value{Raw: strings.Join(raws, " "), Known: known, Span: joinSpans(first.Span, last.Span), Origin: first.Origin}
 	if known {
 		val.Typed = deploy.TypedList(items...)
 	}

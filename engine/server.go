@@ -154,7 +154,7 @@ func serveArgv(argv []deploy.Value) ([]deploy.Value, *deploy.Value, []deploy.Fla
 	}
 	if len(out) > 0 && isPositionalModel(out[0]) {
 		model := out[0]
-		flag := deploy.Value{Raw: "--model-path", Known: true, Span: model.Span, Via: model.Via}
+		flag := deploy.Value{Raw: "--model-path", Known: true, Span: model.Span, Origin: model.Origin}
 		out = append([]deploy.Value{flag, model}, out[1:]...)
 	}
 	return out, modelType, issues

@@ -29,7 +29,7 @@ func subSpan(v deploy.Value, start, end int) deploy.Span {
 
 // part returns the value of v.Raw[start:end] with its own span.
 func part(v deploy.Value, start, end int) deploy.Value {
-	return deploy.Value{Raw: v.Raw[start:end], Known: v.Known, Span: subSpan(v, start, end), Via: v.Via}
+	return deploy.Value{Raw: v.Raw[start:end], Known: v.Known, Span: subSpan(v, start, end), Origin: v.Origin}
 }
 
 // joinSpans spans from the start of a to the end of b when both are in the

@@ -173,7 +173,7 @@ func (p *parser) spreadDotted(f *Flag, d *dottedFlag) {
 		if leaf.nested {
 			span = leaf.keyWord.Span
 		}
-		key := deploy.Value{Raw: raw, Known: v.Known, Span: span, Via: v.Via}
+		key := deploy.Value{Raw: raw, Known: v.Known, Span: span, Origin: v.Origin}
 		if v.Known {
 			key.Typed = n.typed()
 		}
@@ -214,7 +214,7 @@ func (p *parser) spreadJSON(f *Flag, v deploy.Value) {
 		if at, ok := inFile[m.key]; ok {
 			ks, vs = at[0], at[1]
 		}
-		key := deploy.Value{Raw: raw, Known: known, Span: vs, Via: v.Via}
+		key := deploy.Value{Raw: raw, Known: known, Span: vs, Origin: v.Origin}
 		if known {
 			key.Typed = m.value.typed()
 		}

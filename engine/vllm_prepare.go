@@ -52,10 +52,10 @@ func (p *parser) prepareVLLM(argv []deploy.Value, read ReadFile) ([]deploy.Value
 			if len(w.Raw) > 2 && w.Raw[2] == '=' {
 				level = part(w, 3, len(w.Raw))
 			}
-			flag := deploy.Value{Raw: "--optimization-level", Known: true, Span: subSpan(w, 0, 2), Via: w.Via}
+			flag := deploy.Value{Raw: "--optimization-level", Known: true, Span: subSpan(w, 0, 2), Origin: w.Origin}
 			words, from = append(words, flag, level), append(from, fromConfig[i], fromConfig[i])
 		case w.Known && w.Raw == "-O" && i+1 < len(argv) && argv[i+1].Known && len(argv[i+1].Raw) == 1 && strings.Contains("0123", argv[i+1].Raw):
-			flag := deploy.Value{Raw: "--optimization-level", Known: true, Span: w.Span, Via: w.Via}
+			flag := deploy.Value{Raw: "--optimization-level", Known: true, Span: w.Span, Origin: w.Origin}
 			words, from = append(words, flag), append(from, fromConfig[i])
 		default:
 			words, from = append(words, w), append(from, fromConfig[i])

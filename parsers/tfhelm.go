@@ -20,7 +20,7 @@ func terraformOptions(opt Options) terraform.Options {
 func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace}
 	for _, v := range r.Values {
-		rel.Values = append(rel.Values, helm.Values{File: v.File, Data: v.Data, Origin: v.Origin, Unknown: v.Unknown})
+		rel.Values = append(rel.Values, helm.Values{File: v.File, Data: v.Data, Locate: v.Locate, Unknown: v.Unknown})
 	}
 	for _, s := range r.Set {
 		rel.Set = append(rel.Set, helm.Set{Expr: s.Expr, String: s.String, Span: s.Span, Unknown: s.Unknown})

@@ -10,7 +10,7 @@ import (
 
 func tfChain(v deploy.Value) []string {
 	var out []string
-	for _, s := range append([]deploy.Span{v.Span}, v.Via...) {
+	for _, s := range append([]deploy.Span{v.Span}, v.Origin.Spans()...) {
 		out = append(out, s.File+":"+strconv.Itoa(s.Line)+":"+strconv.Itoa(s.Col)+"-"+strconv.Itoa(s.EndLine)+":"+strconv.Itoa(s.EndCol))
 	}
 	return out

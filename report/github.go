@@ -9,7 +9,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // CheckGitHub writes findings and input errors as GitHub Actions workflow
@@ -41,11 +41,11 @@ func CheckGitHub(w io.Writer, res *analysis.Result) error {
 
 // annotationLevel: what fails a default run is an error, what merits a look
 // a warning, the rest a notice.
-func annotationLevel(s rules.Severity) string {
+func annotationLevel(s diag.Severity) string {
 	switch {
-	case s >= rules.SeverityHigh:
+	case s >= diag.SeverityHigh:
 		return "error"
-	case s >= rules.SeverityLow:
+	case s >= diag.SeverityLow:
 		return "warning"
 	default:
 		return "notice"

@@ -8,7 +8,6 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 func TestCheckGitHub(t *testing.T) {
@@ -16,7 +15,7 @@ func TestCheckGitHub(t *testing.T) {
 	t.Chdir(wd)
 	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode, 100%"}},
-		Findings: []rules.Finding{
+		Findings: []diag.Diagnostic{
 			{Rule: "KV101", Severity: "high", Title: "KV pool smaller than the context window",
 				Message: "pool: 65,536 tokens\nwindow: 131,072 (100%)",
 				Span:    deploy.Span{File: filepath.Join(wd, "deploy", "decode.yaml"), Line: 32, Col: 18, EndLine: 32, EndCol: 23}},
@@ -26,7 +25,7 @@ func TestCheckGitHub(t *testing.T) {
 				Span: deploy.Span{File: "serve.sh", Line: 1, Col: 1}, Server: -1},
 			{Rule: "KV403", Severity: "high", Title: "Duplicate", Message: "silenced",
 				Span: deploy.Span{File: "serve.sh", Line: 2, Col: 1}, Server: -1,
-				Suppression: &rules.Suppression{Kind: "inline", Reason: "known"}},
+				Suppression: &diag.Suppression{Kind: "inline", Reason: "known"}},
 		},
 		Errors: []*diag.Diagnostic{
 			{Span: deploy.Span{File: "charts/x/templates/a.yaml"}, Message: "cannot render\r\nthe chart"},

@@ -11,7 +11,6 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 type jsonFinding struct {
@@ -27,7 +26,7 @@ type jsonFinding struct {
 	Server    string `json:"server"`
 	// Via is how the value at file:line was produced: the template lines
 	// that used a Helm values line, Terraform's variable and argument.
-	Via []jsonLocation `json:"via,omitempty"`
+	Via []jsonStep `json:"via,omitempty"`
 	// Suppression is set on the entries of suppressed only.
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
 }
@@ -100,12 +99,12 @@ func CheckJSON(w io.Writer, res *analysis.Result) error {
 	})
 }
 
-func findingJSON(res *analysis.Result, f rules.Finding) jsonFinding {
+func findingJSON(res *analysis.Result, f diag.Diagnostic) jsonFinding {
 	jf := jsonFinding{
 		Rule: f.Rule, Severity: f.Severity, Title: f.Title, Message: f.Message,
 		File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
 		EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
-		Server: serverName(res, f.Server), Via: viaJSON(f.Via),
+		Server: serverName(res, f.Server), Via: viaJSON(f.Origin),
 	}
 	if s := f.Suppression; s != nil {
 		jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
@@ -122,7 +121,7 @@ func serverJSON(s *deploy.Server) jsonServer {
 		Args: make(map[string]jsonArg, len(s.Args)),
 	}
 	for name, v := range s.Args {
-		js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Inferred}
+		js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Origin.Inferred()}
 	}
 	return js
 }

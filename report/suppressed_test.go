@@ -8,15 +8,15 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Suppressed findings are not printed; the summary counts them.
 func TestCheckTextLeavesSuppressedOut(t *testing.T) {
-	res := &analysis.Result{Findings: []rules.Finding{
+	res := &analysis.Result{Findings: []diag.Diagnostic{
 		{Rule: "KV101", Severity: "high", Message: "shown", Span: deploy.Span{File: "a.sh", Line: 1, Col: 1}, Server: -1},
 		{Rule: "KV104", Severity: "high", Message: "hidden", Span: deploy.Span{File: "a.sh", Line: 2, Col: 1}, Server: -1,
-			Suppression: &rules.Suppression{Kind: "inline", Reason: "r"}},
+			Suppression: &diag.Suppression{Kind: "inline", Reason: "r"}},
 	}}
 	var buf bytes.Buffer
 	if err := CheckText(&buf, res); err != nil {
@@ -31,10 +31,10 @@ func TestCheckTextLeavesSuppressedOut(t *testing.T) {
 
 // JSON lists suppressed findings apart, with what silenced them.
 func TestCheckJSONSuppressed(t *testing.T) {
-	res := &analysis.Result{Findings: []rules.Finding{
+	res := &analysis.Result{Findings: []diag.Diagnostic{
 		{Rule: "KV101", Severity: "high", Message: "shown", Span: deploy.Span{File: "a.sh", Line: 1, Col: 1}, Server: -1},
 		{Rule: "KV104", Severity: "high", Message: "hidden", Span: deploy.Span{File: "a.sh", Line: 2, Col: 1}, Server: -1,
-			Suppression: &rules.Suppression{Kind: "config", Reason: "r", Span: deploy.Span{File: ".kvlint.yaml", Line: 4, Col: 5}}},
+			Suppression: &diag.Suppression{Kind: "config", Reason: "r", Span: deploy.Span{File: ".kvlint.yaml", Line: 4, Col: 5}}},
 	}}
 	var buf bytes.Buffer
 	if err := CheckJSON(&buf, res); err != nil {

@@ -29,7 +29,7 @@ func CheckText(w io.Writer, res *analysis.Result) error {
 		}
 		fmt.Fprintln(w)
 		src.excerpt(w, f.Span)
-		writeVia(w, f.Via)
+		writeVia(w, f.Origin)
 	}
 	writeDeployments(w, res)
 	_, err := fmt.Fprintln(w, summary(res))

@@ -10,7 +10,6 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
@@ -22,7 +21,7 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 	}
 	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode"}},
-		Findings: []rules.Finding{{
+		Findings: []diag.Diagnostic{{
 			Rule: "KV101", Severity: "high", Message: "pool too small",
 			Span: deploy.Span{File: file, Line: 3, Col: 5, EndLine: 3, EndCol: 10}, Server: 0,
 		}},
@@ -46,7 +45,7 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 
 func TestCheckTextWithoutSource(t *testing.T) {
 	// A span in a file that no longer exists prints the position alone.
-	res := &analysis.Result{Findings: []rules.Finding{{Rule: "KV105", Severity: "info", Message: "m",
+	res := &analysis.Result{Findings: []diag.Diagnostic{{Rule: "KV105", Severity: "info", Message: "m",
 		Span: deploy.Span{File: "gone.yaml", Line: 4, Col: 2}, Server: -1}}}
 	var out bytes.Buffer
 	if err := CheckText(&out, res); err != nil {

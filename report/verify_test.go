@@ -9,7 +9,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/verify"
 )
 
@@ -17,9 +17,9 @@ func verifiedResult() (*analysis.Result, *verify.Report) {
 	span := deploy.Span{File: "d.yaml", Line: 3, Col: 5, EndLine: 3, EndCol: 9}
 	res := &analysis.Result{
 		Servers: []*deploy.Server{{Name: "decode", Role: deploy.RoleDecode, Span: span}},
-		Findings: []rules.Finding{
+		Findings: []diag.Diagnostic{
 			{Rule: "KV101", Severity: "high", Message: "pool too small", Span: span},
-			{Rule: "KV401", Severity: "high", Message: "typo", Span: span, Suppression: &rules.Suppression{Kind: "inline"}},
+			{Rule: "KV401", Severity: "high", Message: "typo", Span: span, Suppression: &diag.Suppression{Kind: "inline"}},
 			{Rule: "KV402", Severity: "low", Message: "abbreviated", Span: span},
 		},
 	}

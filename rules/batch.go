@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/parallel"
 )
 
@@ -101,11 +102,11 @@ func batches(servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]b
 // returns the findings with Server indexing the servers given to Evaluate.
 // The caller sorts them, so the order does not depend on which batch ends
 // first.
-func (e *Engine) evaluateBatches(ctx context.Context, bs []batch, s Settings) ([]Finding, error) {
-	results := make([][]Finding, len(bs))
+func (e *Engine) evaluateBatches(ctx context.Context, bs []batch, s Settings) ([]diag.Diagnostic, error) {
+	results := make([][]diag.Diagnostic, len(bs))
 	errs := make([]error, len(bs))
 	parallel.For(len(bs), func(i int) { results[i], errs[i] = e.evaluateBatch(ctx, &bs[i], s) })
-	var all []Finding
+	var all []diag.Diagnostic
 	for i := range bs {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -115,7 +116,7 @@ func (e *Engine) evaluateBatches(ctx context.Context, bs []batch, s Settings) ([
 	return all, nil
 }
 
-func (e *Engine) evaluateBatch(ctx context.Context, b *batch, s Settings) ([]Finding, error) {
+func (e *Engine) evaluateBatch(ctx context.Context, b *batch, s Settings) ([]diag.Diagnostic, error) {
 	bs := s
 	bs.Deployments = b.deployments
 	input, err := buildInput(b.servers, b.est, bs)
@@ -126,7 +127,7 @@ func (e *Engine) evaluateBatch(ctx context.Context, b *batch, s Settings) ([]Fin
 	if err != nil {
 		return nil, err
 	}
-	findings := make([]Finding, 0, len(rs))
+	findings := make([]diag.Diagnostic, 0, len(rs))
 	for _, r := range rs {
 		name, _ := r.Bindings["pkg"].(string)
 		rule, ok := e.byName[name]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // customRule is a valid custom policy: it fires on every SGLang server
@@ -80,7 +81,7 @@ test_nothing if true
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acme []Finding
+	var acme []diag.Diagnostic
 	for _, f := range findings {
 		if f.Rule == "ACME001" {
 			acme = append(acme, f)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Settings are the facts about a deployment that no launch command states.
@@ -26,34 +27,6 @@ type Settings struct {
 	// Deployments group the servers (deploy.Group) with each group's tenancy
 	// and isolation. Nil: every server is its own deployment with Tenancy.
 	Deployments []deploy.Deployment
-}
-
-// Finding is one rule violation, pointed at the text the user must change.
-type Finding struct {
-	Rule     string      `json:"rule"`     // KV101
-	Severity string      `json:"severity"` // info|low|medium|high|critical
-	Title    string      `json:"title"`
-	Message  string      `json:"message"`
-	Span     deploy.Span `json:"span"`
-	// Via is how the value at Span was produced, outermost first (the values
-	// file line, then the template line): copied from the flag's deploy.Value.
-	Via    []deploy.Span `json:"via,omitempty"`
-	Server int           `json:"server"` // index into the servers given to Evaluate; -1 for a finding about a suppression
-	// Arg is the flag the finding is about, canonical ("--max-total-tokens"),
-	// or "" when it points at the launch command or a suppression. Baseline
-	// fingerprints use it.
-	Arg string `json:"arg,omitempty"`
-	// Suppression is set when a finding was silenced (inline comment,
-	// annotation, configuration); suppressed findings are still reported,
-	// marked, so SARIF can carry them and unused suppressions can be found.
-	Suppression *Suppression `json:"suppression,omitempty"`
-}
-
-// Suppression says who silenced a finding and why.
-type Suppression struct {
-	Kind   string      `json:"kind"`   // inline, file, annotation, config, baseline
-	Reason string      `json:"reason"` // as the user wrote it; "" when none was given
-	Span   deploy.Span `json:"span"`   // where the suppression is written
 }
 
 // Rule describes one policy, from its METADATA.
@@ -206,7 +179,7 @@ func (e *Engine) Rule(id string) (Rule, bool) {
 //
 // Cancelling ctx stops a running evaluation, and so does the engine's
 // timeout (Options.Timeout): a policy that loops cannot hang a CI job.
-func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]Finding, error) {
+func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []capacity.Estimate, s Settings) ([]diag.Diagnostic, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
@@ -219,37 +192,37 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 		return nil, err
 	}
 	if findings == nil {
-		findings = []Finding{}
+		findings = []diag.Diagnostic{}
 	}
 	sortFindings(findings)
 	return findings, nil
 }
 
-// finding turns one deny object into a Finding, resolving what it points at
+// finding turns one deny object into a finding, resolving what it points at
 // into a span: "issue" → that flag issue as written, "at": "image" → the
 // container image, "arg" → the value of that flag, neither (or an absent
 // flag or image) → the launch command.
-func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding, error) {
+func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Diagnostic, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return Finding{}, fmt.Errorf("deny element %v is not an object", raw)
+		return diag.Diagnostic{}, fmt.Errorf("deny element %v is not an object", raw)
 	}
 	msg, _ := obj["msg"].(string)
 	if strings.TrimSpace(msg) == "" {
-		return Finding{}, fmt.Errorf("deny element %v has no msg", raw)
+		return diag.Diagnostic{}, fmt.Errorf("deny element %v has no msg", raw)
 	}
 	idx, ok := intField(obj, "server")
 	if !ok || idx < 0 || idx >= len(servers) {
-		return Finding{}, fmt.Errorf("deny element %v: server must be an index below %d", raw, len(servers))
+		return diag.Diagnostic{}, fmt.Errorf("deny element %v: server must be an index below %d", raw, len(servers))
 	}
 	srv := servers[idx]
-	f := Finding{Rule: rule.ID, Severity: rule.Severity, Title: rule.Title, Message: msg, Span: srv.Span, Server: idx}
+	f := diag.Diagnostic{Rule: rule.ID, Severity: rule.Severity, Title: rule.Title, Message: msg, Span: srv.Span, Server: idx}
 
 	if sevText, present := obj["severity"]; present {
 		s, _ := sevText.(string)
-		sev, err := ParseSeverity(s)
+		sev, err := diag.ParseSeverity(s)
 		if err != nil {
-			return Finding{}, fmt.Errorf("deny element %v: %w", raw, err)
+			return diag.Diagnostic{}, fmt.Errorf("deny element %v: %w", raw, err)
 		}
 		f.Severity = sev.String()
 	}
@@ -257,7 +230,7 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 	if _, present := obj["issue"]; present {
 		k, ok := intField(obj, "issue")
 		if !ok || k < 0 || k >= len(srv.FlagIssues) {
-			return Finding{}, fmt.Errorf("deny element %v: issue must be an index below %d", raw, len(srv.FlagIssues))
+			return diag.Diagnostic{}, fmt.Errorf("deny element %v: issue must be an index below %d", raw, len(srv.FlagIssues))
 		}
 		if span := srv.FlagIssues[k].Span; !span.IsZero() {
 			f.Span = span
@@ -268,14 +241,14 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (Finding
 	if at, _ := obj["at"].(string); at == "image" {
 		if !srv.Image.Span.IsZero() {
 			f.Span = srv.Image.Span
-			f.Via = srv.Image.Via
+			f.Origin = srv.Image.Origin
 		}
 		return f, nil
 	}
 	if arg, _ := obj["arg"].(string); arg != "" {
 		if v, ok := srv.Args[arg]; ok && !v.Span.IsZero() {
 			f.Span = v.Span
-			f.Via = v.Via
+			f.Origin = v.Origin
 			f.Arg = arg
 		}
 	}
@@ -298,8 +271,8 @@ func intField(obj map[string]any, key string) (int, bool) {
 
 // sortFindings orders findings by position, then rule, then server and
 // message, so equal inputs always print in the same order.
-func sortFindings(fs []Finding) {
-	slices.SortFunc(fs, func(a, b Finding) int {
+func sortFindings(fs []diag.Diagnostic) {
+	slices.SortFunc(fs, func(a, b diag.Diagnostic) int {
 		return cmp.Or(
 			cmp.Compare(a.Span.File, b.Span.File),
 			cmp.Compare(a.Span.Line, b.Span.Line),

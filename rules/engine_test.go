@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // testEngine is built once for the package's tests, the way the CLI builds it.
@@ -82,7 +83,7 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 	var ids []string
 	for _, r := range e.Rules() {
 		ids = append(ids, r.ID)
-		if _, err := ParseSeverity(r.Severity); err != nil {
+		if _, err := diag.ParseSeverity(r.Severity); err != nil {
 			t.Errorf("%s: %v", r.ID, err)
 		}
 		if r.Title == "" || r.Description == "" || r.Remediation == "" {
@@ -139,7 +140,7 @@ func TestEvaluateIncidentPointsAtTheFlagsToChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Finding{}
+	got := map[string]diag.Diagnostic{}
 	for _, f := range findings {
 		got[f.Rule] = f
 	}
@@ -210,7 +211,7 @@ func TestEvaluateResolvesSpans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var hit *Finding
+			var hit *diag.Diagnostic
 			for i := range findings {
 				if findings[i].Rule == tt.rule {
 					hit = &findings[i]
@@ -286,7 +287,7 @@ func TestEvaluateSortsDeterministically(t *testing.T) {
 	if len(first) != 40*4 { // KV101, KV104, KV402, KV403 per server
 		t.Fatalf("%d findings, want %d", len(first), 40*4)
 	}
-	ordered := slices.IsSortedFunc(first, func(a, b Finding) int {
+	ordered := slices.IsSortedFunc(first, func(a, b diag.Diagnostic) int {
 		if a.Span.File != b.Span.File {
 			return strings.Compare(a.Span.File, b.Span.File)
 		}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kvlint/kvlint/diag"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -141,7 +142,7 @@ func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 	if r.ID == "" {
 		return Rule{}, fmt.Errorf("%s: METADATA has no custom.id", file)
 	}
-	sev, err := ParseSeverity(custom("severity"))
+	sev, err := diag.ParseSeverity(custom("severity"))
 	if err != nil {
 		return Rule{}, fmt.Errorf("%s: METADATA custom.severity: %w", file, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // SuppressionFact is what a run learned about one suppression (an inline
@@ -39,7 +40,7 @@ type SuppressionFact struct {
 
 // EvaluateSuppressions runs the rules about suppressions (KV00x) over the
 // facts. A finding points at the suppression (Span) and has Server -1.
-func (e *Engine) EvaluateSuppressions(ctx context.Context, facts []SuppressionFact) ([]Finding, error) {
+func (e *Engine) EvaluateSuppressions(ctx context.Context, facts []SuppressionFact) ([]diag.Diagnostic, error) {
 	if len(facts) == 0 {
 		return nil, nil
 	}
@@ -50,7 +51,7 @@ func (e *Engine) EvaluateSuppressions(ctx context.Context, facts []SuppressionFa
 	if err != nil {
 		return nil, err
 	}
-	findings := make([]Finding, 0, len(rs))
+	findings := make([]diag.Diagnostic, 0, len(rs))
 	for _, r := range rs {
 		name, _ := r.Bindings["pkg"].(string)
 		rule, ok := e.suppressionByName[name]
@@ -63,7 +64,7 @@ func (e *Engine) EvaluateSuppressions(ctx context.Context, facts []SuppressionFa
 		if msg == "" || !ok || i < 0 || i >= len(facts) {
 			return nil, fmt.Errorf("rules: %s (%s): deny element %v needs a msg and a suppression index below %d", rule.ID, rule.Package, obj, len(facts))
 		}
-		findings = append(findings, Finding{
+		findings = append(findings, diag.Diagnostic{
 			Rule: rule.ID, Severity: rule.Severity, Title: rule.Title, Message: msg,
 			Span: facts[i].Span, Server: -1,
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/kvlint/kvlint/check"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -47,7 +48,7 @@ func logOf(t testing.TB, workDir string, paths ...string) Log {
 	code := 0
 	if len(res.Errors) > 0 {
 		code = 3
-	} else if rules.MaxSeverity(res.Findings) >= rules.SeverityHigh {
+	} else if diag.MaxSeverity(res.Findings) >= diag.SeverityHigh {
 		code = 1
 	}
 	return Log{

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 // builder holds what results share: where URIs are anchored, the files read
@@ -22,27 +21,31 @@ type builder struct {
 }
 
 // result turns a finding into a SARIF result pointing at its span.
-func (b *builder) result(f rules.Finding, ruleIndex int, server string) *gosarif.Result {
+func (b *builder) result(f diag.Diagnostic, ruleIndex int, server string) *gosarif.Result {
 	r := gosarif.NewRuleResult(f.Rule).
 		WithRuleIndex(ruleIndex).
 		WithLevel(level(f.Level())).
-		WithMessage(gosarif.NewTextMessage(f.Message))
+		WithMessage(gosarif.NewTextMessage(f.Message + offFileOrigin(f.Origin)))
 	r.AddLocation(b.location(f.Span, ""))
 	r.PartialFingerprints = map[string]any{"primaryLocationLineHash": b.lineHash(f)}
 
-	for i, via := range f.Via {
-		if i == maxRelatedLocations {
+	// Only a step in a file is a location; a command-line --set is named
+	// in the message instead (a URI made of it would point nowhere).
+	inFile := f.Origin.Spans()
+	n := 0
+	for _, st := range f.Origin {
+		if !st.InFile() {
+			continue
+		}
+		if n == maxRelatedLocations {
 			b.notes = append(b.notes, warning(fmt.Sprintf(
 				"%s at %s: only the first %d of %d steps of the value's provenance are listed (GitHub's limit per result)",
-				f.Rule, f.Span, maxRelatedLocations, len(f.Via))))
+				f.Rule, f.Span, maxRelatedLocations, len(inFile))))
 			break
 		}
-		msg := "the value comes from here"
-		if i > 0 {
-			msg = "the value passes through here"
-		}
-		loc := b.location(via, msg)
-		loc.Id = ptr(uint(i + 1))
+		n++
+		loc := b.location(st.Span, stepMessage(st.Kind))
+		loc.Id = ptr(uint(n))
 		r.RelatedLocations = append(r.RelatedLocations, loc)
 	}
 
@@ -56,6 +59,41 @@ func (b *builder) result(f rules.Finding, ruleIndex int, server string) *gosarif
 	}
 	r.Properties = props
 	return r
+}
+
+// stepMessage says what a related location is to the value, in the
+// direction the value flows: where it was set, a place it went through on
+// the way, or where it was used.
+func stepMessage(k deploy.StepKind) string {
+	switch k {
+	case deploy.StepTemplate:
+		return "the value is used here"
+	case deploy.StepInclude, deploy.StepVariable, deploy.StepReference:
+		return "the value passes through here"
+	case deploy.StepWritten:
+		return "the value is written here"
+	}
+	return "the value was set here"
+}
+
+// offFileOrigin names the steps of an origin that are no place in a file,
+// as a sentence to add to the result's message.
+func offFileOrigin(o deploy.Origin) string {
+	var out string
+	for _, st := range o {
+		if st.InFile() || st.Text == "" {
+			continue
+		}
+		switch st.Kind {
+		case deploy.StepSet:
+			out += " (the value was set on the command line: " + st.Text + ")"
+		case deploy.StepEnv:
+			out += " (the value was set by the environment variable " + st.Text + ")"
+		default:
+			out += " (the value comes from " + st.Text + ")"
+		}
+	}
+	return out
 }
 
 // location is a physical location at span; msg, when set, says what the
@@ -110,7 +148,7 @@ func (b *builder) region(span deploy.Span) *gosarif.Region {
 // went away after the run read it), a hash of what is known stands in:
 // the path, the rule and the message, so the value is still stable across
 // runs that see the same thing.
-func (b *builder) lineHash(f rules.Finding) string {
+func (b *builder) lineHash(f diag.Diagnostic) string {
 	if h := b.src.get(f.Span.File).lineHash(f.Span.Line); h != "" {
 		return h
 	}
@@ -122,7 +160,7 @@ func (b *builder) lineHash(f rules.Finding) string {
 // files themselves are inSource; configuration and baselines are external.
 // Every property is set: the library writes absent ones as null, which the
 // schema rejects.
-func (b *builder) suppression(f rules.Finding, s *rules.Suppression) *gosarif.Suppression {
+func (b *builder) suppression(f diag.Diagnostic, s *diag.Suppression) *gosarif.Suppression {
 	kind := "external"
 	switch s.Kind {
 	case "inline", "file", "annotation":

@@ -9,6 +9,7 @@ import (
 
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -26,11 +27,11 @@ const (
 
 // level is the SARIF level of a severity: what GitHub shows as error,
 // warning or note.
-func level(s rules.Severity) string {
+func level(s diag.Severity) string {
 	switch {
-	case s >= rules.SeverityHigh:
+	case s >= diag.SeverityHigh:
 		return "error"
-	case s == rules.SeverityMedium:
+	case s == diag.SeverityMedium:
 		return "warning"
 	default:
 		return "note"
@@ -41,15 +42,15 @@ func level(s rules.Severity) string {
 // critical, 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low), using the middle of
 // each band. Info has none: it reports a gap in what kvlint knows, not a
 // weakness, and GitHub would otherwise list it as a security alert.
-func securitySeverity(s rules.Severity) string {
+func securitySeverity(s diag.Severity) string {
 	switch s {
-	case rules.SeverityCritical:
+	case diag.SeverityCritical:
 		return "9.5"
-	case rules.SeverityHigh:
+	case diag.SeverityHigh:
 		return "8.0"
-	case rules.SeverityMedium:
+	case diag.SeverityMedium:
 		return "5.5"
-	case rules.SeverityLow:
+	case diag.SeverityLow:
 		return "2.0"
 	}
 	return ""
@@ -76,7 +77,7 @@ func family(id string) string {
 // descriptor is the reportingDescriptor of a rule: everything GitHub shows
 // on an alert's page.
 func descriptor(r rules.Rule) *gosarif.ReportingDescriptor {
-	sev, _ := rules.ParseSeverity(r.Severity)
+	sev, _ := diag.ParseSeverity(r.Severity)
 	ex := r.Explain()
 
 	d := gosarif.NewRule(r.ID)

@@ -43,7 +43,7 @@ const (
 // Log is what one kvlint run produced, as SARIF reports it.
 type Log struct {
 	Rules    []rules.Rule       // every rule that ran (rules.Engine.Rules())
-	Findings []rules.Finding    // suppressed ones included, marked
+	Findings []diag.Diagnostic  // suppressed ones included, marked
 	Errors   []*diag.Diagnostic // inputs that could not be analysed
 	// Servers names the server of each finding (Finding.Server indexes it);
 	// optional.
@@ -164,7 +164,7 @@ func Build(l Log) (*gosarif.Report, error) {
 	return rep, err
 }
 
-func build(l Log) (*gosarif.Report, []rules.Severity, error) {
+func build(l Log) (*gosarif.Report, []diag.Severity, error) {
 	workDir := l.WorkDir
 	if workDir == "" {
 		wd, err := os.Getwd()
@@ -224,7 +224,7 @@ func build(l Log) (*gosarif.Report, []rules.Severity, error) {
 	}
 	run.AutomationDetails = &gosarif.RunAutomationDetails{ID: ptr(automationID(l.Category))}
 
-	ranks := make([]rules.Severity, 0, len(l.Findings))
+	ranks := make([]diag.Severity, 0, len(l.Findings))
 	for i, f := range l.Findings {
 		idx, ok := ruleIndex[f.Rule]
 		if !ok {

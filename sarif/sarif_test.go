@@ -16,7 +16,7 @@ import (
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -219,7 +219,7 @@ func TestSyntheticLog(t *testing.T) {
 	}
 
 	kv101 := run.Results[byRule["KV101"]]
-	if got := kv101.Locations[0].String(); got != "%SRCROOT%|my%20chart/templates/decode.yaml:3:6-3:42" {
+	if got := kv101.Locations[0].String(); got != "%SRCROOT%|my%20chart/values.yaml:3:19-3:24" {
 		t.Errorf("KV101 location %s", got)
 	}
 	var related []string
@@ -227,8 +227,7 @@ func TestSyntheticLog(t *testing.T) {
 		related = append(related, fmt.Sprintf("%d %s %s", l.ID, l, l.Message.Text))
 	}
 	wantRelated := []string{
-		"1 %SRCROOT%|my%20chart/values.yaml:3:19-3:24 the value comes from here",
-		"2 %SRCROOT%|my%20chart/templates/decode.yaml:3:6-3:42 the value passes through here",
+		"1 %SRCROOT%|my%20chart/templates/decode.yaml:3:6-3:42 the value is used here",
 	}
 	if strings.Join(related, "\n") != strings.Join(wantRelated, "\n") {
 		t.Errorf("KV101 related locations\n%s\nwant\n%s", strings.Join(related, "\n"), strings.Join(wantRelated, "\n"))
@@ -245,7 +244,7 @@ func TestSyntheticLog(t *testing.T) {
 		t.Errorf("KV101 level %s properties %v", kv101.Level, kv101.Properties)
 	}
 	// The fingerprint is GitHub's hash of the finding's line.
-	data, _ := os.ReadFile(s.template)
+	data, _ := os.ReadFile(s.values)
 	if got, want := kv101.PartialFingerprints["primaryLocationLineHash"], LineHashes(data)[2]; got != want {
 		t.Errorf("KV101 fingerprint %s, want %s", got, want)
 	}
@@ -319,10 +318,10 @@ func manyFindings(t *testing.T, n int) Log {
 		t.Fatal(err)
 	}
 	l := Log{Rules: engine(t).Rules(), WorkDir: dir, ExitCode: 1}
-	sevs := rules.Severities()
+	sevs := diag.Severities()
 	for i := range n {
 		sev := sevs[i%len(sevs)]
-		l.Findings = append(l.Findings, rules.Finding{
+		l.Findings = append(l.Findings, diag.Diagnostic{
 			Rule: "KV402", Severity: sev.String(), Title: "Abbreviated flag",
 			// Hex digests keep the messages from compressing away.
 			Message: fmt.Sprintf("finding %d of severity %s: %x", i, sev, sha256.Sum256([]byte(strconv.Itoa(i)))),
@@ -390,7 +389,9 @@ func TestRelatedLocationsCapped(t *testing.T) {
 	maxRelatedLocations = 2
 	l := manyFindings(t, 1)
 	span := l.Findings[0].Span
-	l.Findings[0].Via = []deploy.Span{span, span, span, span}
+	set := deploy.Step{Kind: deploy.StepSet, Text: "--set a=1"}
+	l.Findings[0].Origin = deploy.Origin{set, deploy.At(deploy.StepTemplate, span), deploy.At(deploy.StepInclude, span),
+		set, deploy.At(deploy.StepInclude, span), deploy.At(deploy.StepInclude, span)}
 	run := runOf(t, encode(t, l))
 	if got := len(run.Results[0].RelatedLocations); got != 2 {
 		t.Errorf("%d related locations, want 2", got)
@@ -402,14 +403,14 @@ func TestRelatedLocationsCapped(t *testing.T) {
 
 func TestMappings(t *testing.T) {
 	for _, tt := range []struct {
-		sev           rules.Severity
+		sev           diag.Severity
 		level, secSev string
 	}{
-		{rules.SeverityCritical, "error", "9.5"},
-		{rules.SeverityHigh, "error", "8.0"},
-		{rules.SeverityMedium, "warning", "5.5"},
-		{rules.SeverityLow, "note", "2.0"},
-		{rules.SeverityInfo, "note", ""},
+		{diag.SeverityCritical, "error", "9.5"},
+		{diag.SeverityHigh, "error", "8.0"},
+		{diag.SeverityMedium, "warning", "5.5"},
+		{diag.SeverityLow, "note", "2.0"},
+		{diag.SeverityInfo, "note", ""},
 		{0, "note", ""},
 	} {
 		if got := level(tt.sev); got != tt.level {
@@ -477,5 +478,52 @@ func TestArtifactURIs(t *testing.T) {
 	}
 	if got := loc.rootURI(); !strings.HasPrefix(got, "file:///") || !strings.HasSuffix(got, "/") {
 		t.Errorf("rootURI %s", got)
+	}
+}
+
+// A command-line --set is no file: it must not become a related location
+// (a URI "--set%20…" under %SRCROOT% points nowhere) but is named in the
+// message, and every related location is a file with a message that says
+// which way the value flows there.
+func TestRelatedLocationsAreFilesOnly(t *testing.T) {
+	l := manyFindings(t, 1)
+	f := &l.Findings[0]
+	span := f.Span
+	f.Origin = deploy.Origin{
+		deploy.At(deploy.StepInclude, span),
+		{Kind: deploy.StepSet, Text: "--set decode.maxTotalTokens=8192"},
+	}
+	r := runOf(t, encode(t, l)).Results[0]
+	if len(r.RelatedLocations) != 1 {
+		t.Fatalf("%d related locations, want only the include site", len(r.RelatedLocations))
+	}
+	loc := r.RelatedLocations[0]
+	if uri := loc.PhysicalLocation.ArtifactLocation.URI; uri != "serve.sh" || loc.ID != 1 || loc.Message.Text != "the value passes through here" {
+		t.Errorf("related location %d %q %q", loc.ID, uri, loc.Message.Text)
+	}
+	want := f.Message + " (the value was set on the command line: --set decode.maxTotalTokens=8192)"
+	if r.Message.Text != want {
+		t.Errorf("message %q\nwant %q", r.Message.Text, want)
+	}
+}
+
+// Each kind of step is worded by the way the value flows through it.
+func TestStepMessages(t *testing.T) {
+	for kind, want := range map[deploy.StepKind]string{
+		deploy.StepValuesFile:      "the value was set here",
+		deploy.StepTFVars:          "the value was set here",
+		deploy.StepVariableDefault: "the value was set here",
+		deploy.StepAssignment:      "the value was set here",
+		deploy.StepEnv:             "the value was set here",
+		deploy.StepSet:             "the value was set here",
+		deploy.StepTemplate:        "the value is used here",
+		deploy.StepInclude:         "the value passes through here",
+		deploy.StepVariable:        "the value passes through here",
+		deploy.StepReference:       "the value passes through here",
+		deploy.StepWritten:         "the value is written here",
+	} {
+		if got := stepMessage(kind); got != want {
+			t.Errorf("%s: %q, want %q", kind, got, want)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 // synthetic is a run over files written for the test, with the parts of a
@@ -50,13 +49,15 @@ func newSynthetic(t testing.TB) synthetic {
 	}
 	s.log = Log{
 		Rules: engine(t).Rules(),
-		Findings: []rules.Finding{
+		Findings: []diag.Diagnostic{
 			{
 				Rule: "KV101", Severity: "high", Title: "KV pool smaller than the context window",
 				Message: "KV pool holds 65,536 tokens, smaller than the 131,072-token context window",
-				Span:    span(s.template, 3, 6, 42),
-				Via:     []deploy.Span{span(s.values, 3, 19, 24), span(s.template, 3, 6, 42)},
-				Suppression: &rules.Suppression{Kind: "inline", Reason: "the pool is raised by the autoscaler",
+				// Set in values.yaml, printed by the template's action, and
+				// overridden by nothing: the chain Helm provenance builds.
+				Span:   span(s.values, 3, 19, 24),
+				Origin: deploy.Origin{deploy.At(deploy.StepTemplate, span(s.template, 3, 6, 42))},
+				Suppression: &diag.Suppression{Kind: "inline", Reason: "the pool is raised by the autoscaler",
 					Span: span(s.values, 1, 3, 62)},
 			},
 			{
@@ -75,7 +76,7 @@ func newSynthetic(t testing.TB) synthetic {
 				Rule: "KV105", Severity: "info", Title: "Capacity unknown",
 				Message:     "the GPU is not known",
 				Span:        span(s.unicode, 1, 1, 2),
-				Suppression: &rules.Suppression{Kind: "config"},
+				Suppression: &diag.Suppression{Kind: "config"},
 			},
 			{
 				Rule: "KV999", Severity: "medium", Title: "A custom policy's rule",

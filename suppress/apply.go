@@ -50,9 +50,9 @@ type Options struct {
 const maxFileSize = 16 << 20
 
 // Apply finds the suppressions of the run, marks each finding one of them
-// silences (Finding.Suppression, in place; the finding is kept), and returns
+// silences (Diagnostic.Suppression, in place; the finding is kept), and returns
 // what is known about every suppression, for the KV00x rules.
-func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
+func Apply(findings []diag.Diagnostic, opt Options) []rules.SuppressionFact {
 	now := opt.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -124,7 +124,7 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 			s.used[f.Rule] = true
 		}
 		best := slices.MinFunc(matched, func(a, b *suppression) int { return cmp.Compare(priority[a.kind], priority[b.kind]) })
-		f.Suppression = &rules.Suppression{Kind: best.kind, Reason: best.reason, Span: best.span}
+		f.Suppression = &diag.Suppression{Kind: best.kind, Reason: best.reason, Span: best.span}
 	}
 	return facts(all, order, opt)
 }
@@ -132,9 +132,9 @@ func Apply(findings []rules.Finding, opt Options) []rules.SuppressionFact {
 // spans are the places a finding is about: its span, then the spans of the
 // chain that produced the value (values file line, template line), so a
 // suppression written at any of them applies.
-func spans(f *rules.Finding) []deploy.Span {
-	out := make([]deploy.Span, 0, 1+len(f.Via))
-	for _, sp := range append([]deploy.Span{f.Span}, f.Via...) {
+func spans(f *diag.Diagnostic) []deploy.Span {
+	out := make([]deploy.Span, 0, 1+len(f.Origin))
+	for _, sp := range append([]deploy.Span{f.Span}, f.Origin.Spans()...) {
 		if sp.File != "" {
 			out = append(out, sp)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/rules"
 )
 
 func write(t *testing.T, dir, name, src string) string {
@@ -26,8 +25,8 @@ func write(t *testing.T, dir, name, src string) string {
 	return p
 }
 
-func finding(rule, file string, line int) rules.Finding {
-	return rules.Finding{Rule: rule, Severity: "high", Span: deploy.Span{File: file, Line: line, Col: 3, EndLine: line, EndCol: 9}}
+func finding(rule, file string, line int) diag.Diagnostic {
+	return diag.Diagnostic{Rule: rule, Severity: "high", Span: deploy.Span{File: file, Line: line, Col: 3, EndLine: line, EndCol: 9}}
 }
 
 const manifest = `apiVersion: apps/v1
@@ -99,8 +98,8 @@ echo
 	}}
 
 	viaValues := finding("KV103", k8s, 12)
-	viaValues.Via = []deploy.Span{{File: values, Line: 1, Col: 12, EndLine: 1, EndCol: 16}}
-	findings := []rules.Finding{
+	viaValues.Origin = deploy.Origin{deploy.At(deploy.StepValuesFile, deploy.Span{File: values, Line: 1, Col: 12, EndLine: 1, EndCol: 16})}
+	findings := []diag.Diagnostic{
 		finding("KV101", sh, 4),    // 0: inline, line above the command
 		finding("KV402", sh, 5),    // 1: trailing, no reason
 		finding("KV104", sh, 4),    // 2: not named: stays
@@ -161,7 +160,7 @@ echo
 		{`annotation kvlint.io/ignore: "kv1"`, false, true, nil, nil, false},
 		{"kvlint:ignore-file", true, true, nil, nil, false},
 		{"kvlint:ignore KV101", false, false, []string{"KV101"}, nil, false}, // broken.sh: not judged
-		{"kvlint:ignore KV103", true, true, nil, nil, false},                 // values.yaml, read for the Via
+		{"kvlint:ignore KV103", true, true, nil, nil, false},                 // values.yaml, read for the origin
 		{"the .kvlint.yaml ignore entry for deploy/*.yaml", true, true, nil, nil, false},
 		{"the .kvlint.yaml ignore entry for serve.sh", false, true, []string{"KV405"}, nil, true},
 		{"the .kvlint.yaml ignore entry for other/**", false, false, []string{"KV101"}, nil, false},
@@ -192,7 +191,7 @@ func TestApplyUntilIsInclusive(t *testing.T) {
 		{time.Date(2026, 6, 30, 23, 0, 0, 0, time.UTC), true},
 		{time.Date(2026, 7, 1, 0, 30, 0, 0, time.UTC), false},
 	} {
-		fs := []rules.Finding{finding("KV101", f, 1)}
+		fs := []diag.Diagnostic{finding("KV101", f, 1)}
 		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell}}, Config: cfg, Now: tt.now})
 		if (fs[0].Suppression != nil) != tt.suppressed {
 			t.Errorf("at %v: suppressed %v, want %v", tt.now, fs[0].Suppression != nil, tt.suppressed)
@@ -208,7 +207,7 @@ func TestUnmarkedFileIsNotReadAgain(t *testing.T) {
 	dir := t.TempDir()
 	f := write(t, dir, "serve.sh", "#!/bin/sh\n# kvlint:ignore KV101 -- sized on purpose\npython3 -m sglang.launch_server --max-total-tokens 4096\n")
 	for _, unmarked := range []bool{false, true} {
-		fs := []rules.Finding{finding("KV101", f, 3)}
+		fs := []diag.Diagnostic{finding("KV101", f, 3)}
 		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell, Unmarked: unmarked}}})
 		if suppressed := fs[0].Suppression != nil; suppressed == unmarked {
 			t.Errorf("Unmarked %v: suppressed %v", unmarked, suppressed)

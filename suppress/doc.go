@@ -17,7 +17,7 @@
 //   - a .kvlint.yaml `ignore:` entry (config.IgnoreEntry): files matching a
 //     pattern, until an optional date.
 //
-// Suppressed findings are kept, with rules.Finding.Suppression set: the
+// Suppressed findings are kept, with diag.Diagnostic.Suppression set: the
 // reporters and the exit code leave them out, SARIF carries them. What each
 // suppression silenced becomes a rules.SuppressionFact, which the KV00x rules
 // judge (no reason, silenced nothing, expired, unreadable).

@@ -37,7 +37,7 @@ func FormatOf(path string) Format {
 	return FormatOther
 }
 
-// The kinds of suppression, as rules.Suppression.Kind names them.
+// The kinds of suppression, as diag.Suppression.Kind names them.
 const (
 	kindInline     = "inline"
 	kindFile       = "file"

@@ -8,7 +8,7 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // fuzzResult is a PD deployment with whatever numbers the fuzzer picks, and a finding of
@@ -42,7 +42,7 @@ func fuzzResult(pool, ctx int64, page, mrr, replicas, dp, chunk int, radixOff bo
 			Servers: []*deploy.Server{prefill, decode}, Isolation: deploy.DefaultIsolation()}},
 	}
 	for _, rule := range []string{"KV101", "KV104", "KV301", "KV302", "KV201"} {
-		res.Findings = append(res.Findings, rules.Finding{Rule: rule, Severity: "high", Server: 1, Span: span})
+		res.Findings = append(res.Findings, diag.Diagnostic{Rule: rule, Severity: "high", Server: 1, Span: span})
 	}
 	return res
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
 )
 
@@ -103,7 +104,7 @@ func verdictOf(t testing.TB, res *analysis.Result, rep *Report, rule string) Fin
 // verdicts can be tested before and apart from the rule.
 func withFinding(res *analysis.Result, rule string, server int) *analysis.Result {
 	out := *res
-	out.Findings = append([]rules.Finding{{Rule: rule, Severity: "high", Server: server, Span: res.Servers[server].Span}}, nil...)
+	out.Findings = append([]diag.Diagnostic{{Rule: rule, Severity: "high", Server: server, Span: res.Servers[server].Span}}, nil...)
 	return &out
 }
 

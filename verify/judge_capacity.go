@@ -8,7 +8,7 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
 
@@ -163,7 +163,7 @@ func stalled(outcome string) bool { return outcome == "timeout" || outcome == "u
 
 // judgeCapacity applies leakage.md §5.3 (a). stall narrows it to KV104's claim: a request
 // that passes validation waits forever instead of failing.
-func (p *plan) judgeCapacity(di int, f rules.Finding, res *analysis.Result, stall bool) (Verdict, Evidence) {
+func (p *plan) judgeCapacity(di int, f diag.Diagnostic, res *analysis.Result, stall bool) (Verdict, Evidence) {
 	d := p.deps[di]
 	c := d.scaling.Concurrency
 	load, _ := p.result(di, runLoad)
@@ -230,7 +230,7 @@ func (p *plan) judgeCapacity(di int, f rules.Finding, res *analysis.Result, stal
 
 // staticCapacity fills in the static check of §5.3 (a) for the finding's server:
 // required tokens = concurrency × context against the pool.
-func (p *plan) staticCapacity(di int, f rules.Finding, res *analysis.Result, ce *CapacityEvidence) {
+func (p *plan) staticCapacity(di int, f diag.Diagnostic, res *analysis.Result, ce *CapacityEvidence) {
 	d := p.deps[di]
 	if f.Server < 0 || f.Server >= len(res.Servers) {
 		return

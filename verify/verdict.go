@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/analysis"
-	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/diag"
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
 
@@ -85,7 +85,7 @@ func notApplicable(rule, why string) FindingVerdict {
 }
 
 // judge gives one finding its verdict from the runs of its deployment.
-func (p *plan) judge(di int, f rules.Finding, res *analysis.Result, alpha float64) FindingVerdict {
+func (p *plan) judge(di int, f diag.Diagnostic, res *analysis.Result, alpha float64) FindingVerdict {
 	d := p.deps[di]
 	fv := FindingVerdict{Rule: f.Rule}
 	switch needOf(f.Rule) {

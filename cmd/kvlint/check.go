@@ -14,6 +14,7 @@ import (
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
@@ -144,7 +145,7 @@ the run).`,
 			if failOn == "" {
 				failOn = "high"
 			}
-			threshold, err := rules.ParseSeverity(failOn)
+			threshold, err := diag.ParseSeverity(failOn)
 			if err != nil {
 				return usagef("--fail-on: %v", err)
 			}
@@ -178,7 +179,7 @@ the run).`,
 // exitFor picks the exit code: input that could not be analysed outranks
 // findings, because a run that did not see everything proves nothing clean.
 // Suppressed findings don't count.
-func exitFor(res *analysis.Result, threshold rules.Severity) error {
+func exitFor(res *analysis.Result, threshold diag.Severity) error {
 	if len(res.Errors) > 0 {
 		return exitError{exitInput}
 	}
@@ -186,7 +187,7 @@ func exitFor(res *analysis.Result, threshold rules.Severity) error {
 		if f.Suppression != nil {
 			continue
 		}
-		if s, err := rules.ParseSeverity(f.Severity); err == nil && s.AtLeast(threshold) {
+		if s, err := diag.ParseSeverity(f.Severity); err == nil && s.AtLeast(threshold) {
 			return exitError{exitFindings}
 		}
 	}

@@ -105,7 +105,7 @@ func parseDotEnv(src *yamlsrc.Source, env vars) {
 		if !literal {
 			r := interpolate(t, env)
 			v.Raw, v.Known = r.text.S, r.known
-			v.Via = r.via
+			v.Origin = r.origin
 		}
 		if key != "" {
 			env[key] = v

@@ -47,7 +47,7 @@ func FuzzCompose(f *testing.F) {
 			check("server", s.Span)
 			for k, v := range s.Args {
 				check(k, v.Span)
-				for _, via := range v.Via {
+				for _, via := range v.Origin.Spans() {
 					check(k+" via", via)
 				}
 			}

@@ -14,9 +14,9 @@ type vars map[string]deploy.Value
 
 // interpolation is the result of interpolating one string.
 type interpolation struct {
-	text  yamlsrc.Text
-	known bool
-	via   []deploy.Span
+	text   yamlsrc.Text
+	known  bool
+	origin deploy.Origin
 	// unresolved are the variables whose value is up to the shell that runs
 	// compose; their references stay in text as ${NAME}.
 	unresolved []string
@@ -156,13 +156,13 @@ func (r *interpolation) use(b *yamlsrc.Builder, t yamlsrc.Text, from, to int, v 
 	if !v.Known {
 		r.known = false
 	}
-	var def []deploy.Span
+	var def deploy.Origin
 	if !v.Span.IsZero() {
-		def = append(def, v.Span)
+		def = append(def, deploy.At(deploy.StepEnv, v.Span))
 	}
-	def = append(def, v.Via...)
+	def = append(def, v.Origin...)
 	b.Substitute(v.Raw, a, e, def)
-	r.via = append(r.via, def...)
+	r.origin = append(r.origin, def...)
 }
 
 func (r *interpolation) unset(b *yamlsrc.Builder, t yamlsrc.Text, from, to int, name string) {

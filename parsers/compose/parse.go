@@ -159,7 +159,7 @@ func (p *parser) scalar(n *yaml.Node) deploy.Value {
 	}
 	t, _ := p.src.Scalar(n)
 	r := interpolate(t, p.env)
-	v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(n), Via: r.via}
+	v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(n), Origin: r.origin}
 	if !r.known {
 		v.Raw = n.Value
 	}
@@ -228,7 +228,7 @@ func (p *parser) argv(svc *yaml.Node, key string) []word {
 			if r.bad >= 0 {
 				p.badInterpolation(t, r.bad)
 			}
-			v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(item), Via: r.via}
+			v := deploy.Value{Raw: r.text.S, Known: r.known, Span: p.src.ContentSpan(item), Origin: r.origin}
 			if !r.known {
 				v.Raw = t.S
 			}

@@ -90,14 +90,14 @@ func TestDotEnvInterpolation(t *testing.T) {
 	s := byName(t, parseFixture(t, f, readTestdata), "sglang")
 	model := s.Args["--model-path"]
 	checkValue(t, "--model-path", model, "meta-llama/Llama-3.1-8B-Instruct", true, f, pos{10, 27, 35})
-	if len(model.Via) != 1 || model.Via[0] != (deploy.Span{File: "testdata/dotenv", Line: 2, Col: 7, EndLine: 2, EndCol: 39}) {
-		t.Errorf("--model-path via %+v, want the .env line", model.Via)
+	if len(model.Origin) != 1 || model.Origin[0].Kind != deploy.StepEnv || model.Origin[0].Span != (deploy.Span{File: "testdata/dotenv", Line: 2, Col: 7, EndLine: 2, EndCol: 39}) {
+		t.Errorf("--model-path via %+v, want the .env line", model.Origin)
 	}
 	checkValue(t, "--tp-size", s.Args["--tp-size"], "1", true, f, pos{11, 23, 24})
 	ctx := s.Args["--context-length"]
 	checkValue(t, "--context-length", ctx, "65536", true, f, pos{13, 24, 36})
-	if len(ctx.Via) != 1 || ctx.Via[0].Line != 3 || ctx.Via[0].Col != 21 {
-		t.Errorf("--context-length via %+v, want inside the quotes on .env line 3", ctx.Via)
+	if len(ctx.Origin) != 1 || ctx.Origin[0].Span.Line != 3 || ctx.Origin[0].Span.Col != 21 {
+		t.Errorf("--context-length via %+v, want inside the quotes on .env line 3", ctx.Origin)
 	}
 }
 

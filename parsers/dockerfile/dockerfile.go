@@ -244,11 +244,11 @@ func (p *parser) from(ins instruction) {
 		p.errorf(fields[0], "FROM: %v", err)
 		return
 	}
-	st.image = deploy.Value{Raw: string(w.b), Known: w.known, Span: p.span(fields[0]), Via: w.via}
+	st.image = deploy.Value{Raw: string(w.b), Known: w.known, Span: p.span(fields[0]), Origin: w.origin}
 	if base, ok := p.byName[st.image.Raw]; ok && w.known {
 		// FROM <stage>: the stage's image config is the starting point.
 		image := base.image
-		image.Via = append(append([]deploy.Span(nil), image.Via...), st.image.Span)
+		image.Origin = append(append(deploy.Origin(nil), image.Origin...), deploy.At(deploy.StepReference, st.image.Span))
 		st.image = image
 		st.env = cloneVars(base.env)
 		st.shell = base.shell
@@ -326,11 +326,11 @@ func (p *parser) arg(ins instruction, st *stage) {
 				p.errorf(w, "ARG: %v", err)
 				continue
 			}
-			val = deploy.Value{Raw: string(sub.b), Known: sub.known, Span: p.valueSpan(w, eq), Via: sub.via}
+			val = deploy.Value{Raw: string(sub.b), Known: sub.known, Span: p.valueSpan(w, eq), Origin: sub.origin}
 		case st != nil && p.meta[name].IsSet():
 			// ARG NAME in a stage takes the global default.
 			val = p.meta[name]
-			val.Via = append(append([]deploy.Span(nil), val.Via...), p.span(w))
+			val.Origin = append(append(deploy.Origin(nil), val.Origin...), deploy.At(deploy.StepReference, p.span(w)))
 			val.Span = p.span(w)
 		default:
 			// Only a --build-arg gives it a value; kvlint does not know it.
@@ -408,7 +408,7 @@ func (p *parser) env(ins instruction, st *stage) {
 		if len(kv.value.b) == 0 {
 			span = p.span(kv.whole)
 		}
-		st.env[kv.name] = deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Via: sub.via}
+		st.env[kv.name] = deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Origin: sub.origin}
 	}
 }
 

@@ -239,8 +239,8 @@ func TestImage(t *testing.T) {
 	if got := w(img); got != "lmsysorg/sglang:v0.5|=|2:6-2:28" {
 		t.Errorf("image %s", got)
 	}
-	if len(img.Via) != 2 || img.Via[0].Line != 1 || img.Via[1].Line != 3 {
-		t.Errorf("via %v", img.Via)
+	if len(img.Origin) != 2 || img.Origin[0].Span.Line != 1 || img.Origin[1].Span.Line != 3 {
+		t.Errorf("via %v", img.Origin)
 	}
 }
 

@@ -61,7 +61,7 @@ func TestParseServers(t *testing.T) {
 					{string(s.Role), "decode"},
 					{at(s.Span), "4:16-4:36"},
 					{w(s.Model), "deepseek-ai/DeepSeek-V3|=|4:50-4:56"},
-					{fmt.Sprint(at(s.Model.Via[0])), "2:11-2:34"},
+					{fmt.Sprint(at(s.Model.Origin[0].Span)), "2:11-2:34"},
 					{flagOf(s, "--disaggregation-mode"), "decode|=|5:29-5:34"},
 					{flagOf(s, "--mem-fraction-static"), "0.8|=|6:29-6:32"},
 					{flagOf(s, "--tp-size"), "$TP|?|6:38-6:41"},

@@ -11,8 +11,8 @@ import (
 // word is text after Dockerfile variable substitution and quote removal.
 type word struct {
 	text
-	known bool
-	via   []deploy.Span
+	known  bool
+	origin deploy.Origin
 }
 
 // vars are the build-time variables an instruction sees: ARGs and ENVs
@@ -302,9 +302,9 @@ func (s *substitutor) value(v deploy.Value, start int) {
 	for j := 0; j < len(v.Raw); j++ {
 		s.emit(v.Raw[j], min(first+j, last))
 	}
-	s.out.via = append(s.out.via, v.Via...)
+	s.out.origin = append(s.out.origin, v.Origin...)
 	if !v.Span.IsZero() {
-		s.out.via = append(s.out.via, v.Span)
+		s.out.origin = append(s.out.origin, deploy.At(deploy.StepEnv, v.Span))
 	}
 }
 
@@ -320,5 +320,5 @@ func (s *substitutor) append(w word) {
 	s.out.b = append(s.out.b, w.b...)
 	s.out.at = append(s.out.at, w.at...)
 	s.out.known = s.out.known && w.known
-	s.out.via = append(s.out.via, w.via...)
+	s.out.origin = append(s.out.origin, w.origin...)
 }

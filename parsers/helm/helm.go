@@ -17,12 +17,13 @@
 // or the {{ action }} that wrote it. A flag value that an action wrote is then
 // matched to the values leaf that produced it by rendering once more with that
 // leaf replaced by a unique marker string and seeing which action prints it.
-// The value's Span is the values line (the line a user edits), and Via is the
-// template action that used it, then the include sites around it. A value
-// written literally in a template is spanned at the template text.
-// Where a template computes on a value (int, mul, printf "%d") the marker
-// cannot pass through; the value is then linked to a leaf of equal value whose
-// key names the flag, and marked Inferred.
+// The value's Span is the values line (the line a user edits), and its Origin
+// the template action that used it, then the include sites around it; a
+// value from a command-line --set stays at the template action, the --set
+// last in its Origin. A value written literally in a template is spanned at
+// the template text. Where a template computes on a value (int, mul, printf
+// "%d") the marker cannot pass through; the value is then linked to a leaf of
+// equal value whose key names the flag, and that step is marked Inferred.
 package helm
 
 import (
@@ -56,10 +57,10 @@ type Values struct {
 	// heredoc). When Data is nil, File is read.
 	File string
 	Data []byte
-	// Origin, when set, maps a span in Data (File, line and column of the
+	// Locate, when set, maps a span in Data (File, line and column of the
 	// document's own text) to where the user wrote it, for a document
 	// embedded in another file. Nil means Data is all of File.
-	Origin func(deploy.Span) deploy.Span
+	Locate func(deploy.Span) deploy.Span
 	// Unknown reports string leaves whose value is not known statically
 	// (a Terraform variable without a value). Rendered text that depends
 	// on them is an unknown value. Nil means every leaf is known.
@@ -73,7 +74,8 @@ type Set struct {
 	Expr string
 	// String gives --set-string semantics: the value stays a string.
 	String bool
-	// Span is where the assignment is written; zero for a command line.
+	// Span is where the assignment is written; zero for a command line,
+	// where the assignment's text names it instead.
 	Span deploy.Span
 	// Unknown is set when the value is not known statically.
 	Unknown bool

@@ -26,6 +26,20 @@ func at(s deploy.Span) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// steps renders an origin as "kind file:line:col-endcol" per step in a
+// file and "kind text" per step that is none.
+func steps(o deploy.Origin) []string {
+	var out []string
+	for _, st := range o {
+		if st.InFile() {
+			out = append(out, string(st.Kind)+" "+at(st.Span))
+		} else {
+			out = append(out, string(st.Kind)+" "+st.Text)
+		}
+	}
+	return out
+}
+
 func serverNamed(t *testing.T, servers []*deploy.Server, suffix string) *deploy.Server {
 	t.Helper()
 	for _, s := range servers {
@@ -51,8 +65,8 @@ func mustRender(t *testing.T, r Release) []*deploy.Server {
 }
 
 // Every value of the rendered chart is traced to the line a user edits, with
-// the template line that used it in Via; literal template text is spanned
-// at the template.
+// the template line that used it in its origin, then the include sites it
+// passed through; literal template text is spanned at the template.
 func TestProvenanceThroughTemplatesAndHelpers(t *testing.T) {
 	servers := mustRender(t, Release{Chart: pd, Values: []Values{{File: pd + "/values-prod.yaml"}}})
 	decode := serverNamed(t, servers, "-decode")
@@ -62,17 +76,17 @@ func TestProvenanceThroughTemplatesAndHelpers(t *testing.T) {
 	}{
 		// values-prod.yaml overrides the chart's empty default; the
 		// template prints it inside {{- with }}.
-		{"--max-total-tokens", "16384", pd + "/values-prod.yaml:4:19-24", []string{pd + "/templates/decode.yaml:33:15-30"}},
+		{"--max-total-tokens", "16384", pd + "/values-prod.yaml:4:19-24", []string{"template " + pd + "/templates/decode.yaml:33:15-30"}},
 		// Not overridden: the chart's own values.yaml.
-		{"--mem-fraction-static", "0.85", pd + "/values.yaml:21:22-26", []string{pd + "/templates/decode.yaml:30:15-61"}},
+		{"--mem-fraction-static", "0.85", pd + "/values.yaml:21:22-26", []string{"template " + pd + "/templates/decode.yaml:30:15-61"}},
 		// Printed in a helper: the helper's action, then the include site.
 		{"--context-length", "32768", pd + "/values.yaml:4:18-23", []string{
-			pd + "/templates/_helpers.tpl:16:3-44", pd + "/templates/decode.yaml:24:13-66"}},
+			"template " + pd + "/templates/_helpers.tpl:16:3-44", "include " + pd + "/templates/decode.yaml:24:13-66"}},
 		// A list item of values-prod.yaml, printed by a range.
-		{"--schedule-conservativeness", "0.8", pd + "/values-prod.yaml:7:8-11", []string{pd + "/templates/decode.yaml:38:15-30"}},
+		{"--schedule-conservativeness", "0.8", pd + "/values-prod.yaml:7:8-11", []string{"template " + pd + "/templates/decode.yaml:38:15-30"}},
 		// Literal text of the template, and of the helper.
 		{"--disaggregation-mode", "decode", pd + "/templates/decode.yaml:26:15-21", nil},
-		{"--port", "30000", pd + "/templates/_helpers.tpl:20:4-9", []string{pd + "/templates/decode.yaml:24:13-66"}},
+		{"--port", "30000", pd + "/templates/_helpers.tpl:20:4-9", []string{"include " + pd + "/templates/decode.yaml:24:13-66"}},
 	}
 	for _, tc := range tests {
 		v, ok := decode.Args[tc.flag]
@@ -80,17 +94,13 @@ func TestProvenanceThroughTemplatesAndHelpers(t *testing.T) {
 			t.Errorf("%s: not found in %v", tc.flag, decode.ArgNames())
 			continue
 		}
-		if v.Raw != tc.raw || !v.Known || v.Inferred {
-			t.Errorf("%s = %q known=%v inferred=%v, want %q known", tc.flag, v.Raw, v.Known, v.Inferred, tc.raw)
+		if v.Raw != tc.raw || !v.Known || v.Origin.Inferred() {
+			t.Errorf("%s = %q known=%v inferred=%v, want %q known", tc.flag, v.Raw, v.Known, v.Origin.Inferred(), tc.raw)
 		}
 		if got := at(v.Span); got != tc.span {
 			t.Errorf("%s span %s, want %s", tc.flag, got, tc.span)
 		}
-		var via []string
-		for _, s := range v.Via {
-			via = append(via, at(s))
-		}
-		if strings.Join(via, " ") != strings.Join(tc.via, " ") {
+		if via := steps(v.Origin); strings.Join(via, ", ") != strings.Join(tc.via, ", ") {
 			t.Errorf("%s via %v, want %v", tc.flag, via, tc.via)
 		}
 	}
@@ -117,6 +127,11 @@ func TestValuesPrecedence(t *testing.T) {
 	if v := decode.Args["--max-running-requests"]; v.Raw != "48" || v.Span != set {
 		t.Errorf("--set: %q at %v", v.Raw, v.Span)
 	}
+	// Written in a file, a --set is where the value was set, like a
+	// values line; the template action follows.
+	if v := decode.Args["--max-running-requests"]; len(v.Origin) != 1 || v.Origin[0].Kind != deploy.StepTemplate {
+		t.Errorf("--set in a file: origin %v, want the template action", steps(v.Origin))
+	}
 	if v := decode.Replicas; v.Raw != "6" || !strings.HasSuffix(v.Span.File, "values-prod.yaml") {
 		t.Errorf("replicas from the last file: %q at %v", v.Raw, v.Span)
 	}
@@ -127,6 +142,27 @@ func TestValuesPrecedence(t *testing.T) {
 	}
 	if v := d.Args["--max-running-requests"]; v.Raw != "16" || at(v.Span) != pd+"/values-dev.yaml:3:23-25" {
 		t.Errorf("dev --max-running-requests %q at %s", v.Raw, at(v.Span))
+	}
+}
+
+// A --set given on a command line is no place in a file: the value stays at
+// the template action that printed it, and the --set ends its origin as a
+// step with the argument's text and no span.
+func TestCommandLineSetIsNamedNotSpanned(t *testing.T) {
+	servers := mustRender(t, Release{Chart: pd,
+		Values: []Values{{File: pd + "/values-prod.yaml"}},
+		Set:    []Set{{Expr: "decode.maxTotalTokens=8192"}},
+	})
+	v := serverNamed(t, servers, "-decode").Args["--max-total-tokens"]
+	if v.Raw != "8192" || at(v.Span) != pd+"/templates/decode.yaml:33:15-30" {
+		t.Errorf("--max-total-tokens %q at %s, want 8192 at the template action", v.Raw, at(v.Span))
+	}
+	want := []string{"set --set decode.maxTotalTokens=8192"}
+	if got := steps(v.Origin); strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("origin %v, want %v", got, want)
+	}
+	if st := v.Origin[len(v.Origin)-1]; st.InFile() || !st.Span.IsZero() {
+		t.Errorf("the --set step has a span: %+v", st)
 	}
 }
 
@@ -150,8 +186,8 @@ func TestSubchartValues(t *testing.T) {
 		if got := at(v.Span); got != span {
 			t.Errorf("%s = %q at %s, want %s", flag, v.Raw, got, span)
 		}
-		if len(v.Via) == 0 || !strings.HasPrefix(v.Via[0].File, c+"/charts/engine/templates/statefulset.yaml") {
-			t.Errorf("%s via %v, want the subchart's template", flag, v.Via)
+		if len(v.Origin) == 0 || !strings.HasPrefix(v.Origin[0].Span.File, c+"/charts/engine/templates/statefulset.yaml") {
+			t.Errorf("%s via %v, want the subchart's template", flag, v.Origin)
 		}
 	}
 	if v := s.Args["--context-length"]; v.Raw != "131072" {
@@ -169,11 +205,13 @@ func TestSubchartValues(t *testing.T) {
 func TestComputedValuesAreInferredOrLeftAtTheTemplate(t *testing.T) {
 	const c = "testdata/charts/computed"
 	s := mustRender(t, Release{Chart: c})[0]
-	if v := s.Args["--context-length"]; !v.Inferred || at(v.Span) != c+"/values.yaml:1:16-21" {
-		t.Errorf("--context-length %q inferred=%v at %s", v.Raw, v.Inferred, at(v.Span))
+	if v := s.Args["--context-length"]; !v.Origin.Inferred() || at(v.Span) != c+"/values.yaml:1:16-21" {
+		t.Errorf("--context-length %q inferred=%v at %s", v.Raw, v.Origin.Inferred(), at(v.Span))
+	} else if st := v.Origin[0]; st.Kind != deploy.StepTemplate || !st.Inferred {
+		t.Errorf("--context-length: the template action that computed on the value is %+v, want it inferred", st)
 	}
-	if v := s.Args["--max-total-tokens"]; v.Raw != "16384" || v.Inferred || !strings.HasPrefix(at(v.Span), c+"/templates/server.yaml:15:11") {
-		t.Errorf("--max-total-tokens %q inferred=%v at %s", v.Raw, v.Inferred, at(v.Span))
+	if v := s.Args["--max-total-tokens"]; v.Raw != "16384" || v.Origin.Inferred() || !strings.HasPrefix(at(v.Span), c+"/templates/server.yaml:15:11") {
+		t.Errorf("--max-total-tokens %q inferred=%v at %s", v.Raw, v.Origin.Inferred(), at(v.Span))
 	}
 }
 

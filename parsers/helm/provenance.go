@@ -34,8 +34,8 @@ type fileTrace struct {
 type leafLink struct {
 	p    vpath
 	text string
-	span deploy.Span
-	at   int // the marker's offset in the action's output, to order leaves
+	set  deploy.Step // where the leaf was set
+	at   int         // the marker's offset in the action's output, to order leaves
 }
 
 type linkKey struct {
@@ -48,8 +48,8 @@ type linkKey struct {
 type leafInfo struct {
 	p    vpath
 	text string
-	span deploy.Span
-	ok   bool // span known
+	set  deploy.Step // where the leaf was set
+	ok   bool        // set known
 }
 
 // provenance maps spans in rendered files back to templates and values.
@@ -137,8 +137,8 @@ func (pv *provenance) linkLeaves(texts []string) {
 		if !ok || text == "" {
 			return
 		}
-		sp, known := pv.rr.origin(p)
-		pv.leaves = append(pv.leaves, leafInfo{p: p, text: text, span: sp, ok: known})
+		set, known := pv.rr.origin(p)
+		pv.leaves = append(pv.leaves, leafInfo{p: p, text: text, set: set, ok: known})
 	})
 	modes := map[mode]bool{}
 	for _, ft := range pv.traces {
@@ -182,7 +182,7 @@ func (pv *provenance) linkLeaves(texts []string) {
 					}
 					r := t.regions[ri]
 					key := linkKey{file: f, m: m, node: r.node, k: r.k}
-					pv.links[key] = append(pv.links[key], leafLink{p: lf.p, text: lf.text, span: lf.span, at: at - r.start})
+					pv.links[key] = append(pv.links[key], leafLink{p: lf.p, text: lf.text, set: lf.set, at: at - r.start})
 				}
 			}
 		}
@@ -220,13 +220,13 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.'
 }
 
-// mapped is where a rendered span came from.
+// mapped is where a rendered span came from: the place to report, and the
+// rest of the chain (template actions and include sites, or the --set).
 type mapped struct {
-	span     deploy.Span
-	via      []deploy.Span
-	inferred bool
-	action   bool // printed by an action (not literal template text)
-	ok       bool
+	span   deploy.Span
+	origin deploy.Origin
+	action bool // printed by an action (not literal template text)
+	ok     bool
 }
 
 // mapSpan maps a span in rendered file f to the template text that wrote it,
@@ -257,10 +257,16 @@ func (pv *provenance) mapSpan(f string, sp deploy.Span, raw, flag string) mapped
 		return fallback
 	}
 	nodes := ft.tc.tr.nodes
-	var actions []deploy.Span // action spans, innermost first
+	// The actions around the text, innermost first: the one that printed
+	// it uses the value, the include sites around it pass it through.
+	var actions deploy.Origin
 	for x := ri; x >= 0; x = ft.t.regions[x].parent {
 		if n := nodes[ft.t.regions[x].node]; n.action {
-			actions = append(actions, pv.nodeSpan(n, n.start, n.end))
+			kind := deploy.StepInclude
+			if len(actions) == 0 && x == ri {
+				kind = deploy.StepTemplate
+			}
+			actions = append(actions, deploy.At(kind, pv.nodeSpan(n, n.start, n.end)))
 		}
 	}
 	r := ft.t.regions[ri]
@@ -274,28 +280,30 @@ func (pv *provenance) mapSpan(f string, sp deploy.Span, raw, flag string) mapped
 		if b < a {
 			b = a
 		}
-		return mapped{span: pv.nodeSpan(n, a, b), via: actions, ok: true}
+		return mapped{span: pv.nodeSpan(n, a, b), origin: actions, ok: true}
 	}
-	res := mapped{span: actions[0], via: actions[1:], action: true, ok: true}
+	res := mapped{span: actions[0].Span, origin: actions[1:], action: true, ok: true}
 	if lf, ok := pv.leafFor(ft, f, r, s, raw); ok {
-		return withOrigin(res, lf.span, actions, false)
+		return withOrigin(res, lf.set, actions, false)
 	}
 	if lf, ok := pv.inferLeaf(raw, flag); ok {
-		return withOrigin(res, lf.span, actions, true)
+		return withOrigin(res, lf.set, actions, true)
 	}
 	return res
 }
 
-// withOrigin puts the values line first and the actions after it. A value
-// from a command-line --set has no line to point at: the template action
-// stays the span and the --set is named after it.
-func withOrigin(res mapped, origin deploy.Span, actions []deploy.Span, inferred bool) mapped {
-	res.inferred = inferred
-	if origin.Line == 0 {
-		res.via = append(append([]deploy.Span(nil), actions[1:]...), origin)
+// withOrigin puts the line that set the value first and the actions that
+// used it after it. A value from a command-line --set has no line to point
+// at: the template action stays the span and the --set is named after it.
+// inferred marks the link between the two as matched by key name and text.
+func withOrigin(res mapped, set deploy.Step, actions deploy.Origin, inferred bool) mapped {
+	if set.Span.Line == 0 {
+		set.Inferred = inferred
+		res.origin = append(append(deploy.Origin(nil), actions[1:]...), set)
 		return res
 	}
-	res.span, res.via = origin, actions
+	res.span, res.origin = set.Span, append(deploy.Origin(nil), actions...)
+	res.origin[0].Inferred = inferred
 	return res
 }
 

@@ -47,7 +47,7 @@ type rendering struct {
 
 type setOrigin struct {
 	paths map[string]bool
-	span  deploy.Span
+	step  deploy.Step
 }
 
 func render(r Release) (*rendering, []*diag.Diagnostic) {
@@ -85,7 +85,7 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 		if err != nil {
 			return nil, []*diag.Diagnostic{diag.Errorf(setSpan(s), "--set %s: %v", s.Expr, err)}
 		}
-		so := setOrigin{paths: map[string]bool{}, span: s.Span}
+		so := setOrigin{paths: map[string]bool{}, step: s.step()}
 		for _, p := range paths {
 			so.paths[p.key()] = true
 			if s.Unknown {
@@ -291,29 +291,48 @@ func setIn(parent any, step string, v any) {
 	}
 }
 
+// setSpan is where an error in a --set is reported: where it is written,
+// or, for a command line, the argument itself in place of a file.
 func setSpan(s Set) deploy.Span {
 	if s.Span.File != "" {
 		return s.Span
 	}
-	return deploy.Span{File: "--set " + s.Expr}
+	return deploy.Span{File: s.flag() + " " + s.Expr}
+}
+
+// flag is the option the assignment is given with.
+func (s Set) flag() string {
+	if s.String {
+		return "--set-string"
+	}
+	return "--set"
+}
+
+// step is the assignment as a step of a value's origin: its place in a
+// file, or, from a command line, its text.
+func (s Set) step() deploy.Step {
+	if s.Span.File != "" {
+		return deploy.At(deploy.StepSet, s.Span)
+	}
+	return deploy.Step{Kind: deploy.StepSet, Text: s.flag() + " " + s.Expr}
 }
 
 // origin returns where the value at p (a path in the coalesced values) was
 // last set: a --set, a values document (the last that sets it), the chart's
 // values.yaml, or a subchart's. Globals reach a subchart from its parents,
 // whose settings win (chartutil coalesceGlobals).
-func (rr *rendering) origin(p vpath) (deploy.Span, bool) {
-	if sp, ok := rr.userOrigin(p); ok {
-		return sp, true
+func (rr *rendering) origin(p vpath) (deploy.Step, bool) {
+	if st, ok := rr.userOrigin(p); ok {
+		return st, true
 	}
 	c := rr.l.chart
 	chain := []*chart.Chart{c}
 	for i := 0; ; {
 		if sp, ok := rr.l.valueSpans[c.ChartFullPath()][p[i:].key()]; ok {
-			return sp, true
+			return deploy.At(deploy.StepValuesFile, sp), true
 		}
 		if i >= len(p) || !strings.HasPrefix(p[i], ".") {
-			return deploy.Span{}, false
+			return deploy.Step{}, false
 		}
 		var next *chart.Chart
 		for _, d := range c.Dependencies() {
@@ -322,17 +341,17 @@ func (rr *rendering) origin(p vpath) (deploy.Span, bool) {
 			}
 		}
 		if next == nil {
-			return deploy.Span{}, false
+			return deploy.Step{}, false
 		}
 		c, i = next, i+1
 		if i < len(p) && p[i] == ".global" {
 			g := append(vpath{".global"}, p[i+1:]...)
-			if sp, ok := rr.userOrigin(g); ok {
-				return sp, true
+			if st, ok := rr.userOrigin(g); ok {
+				return st, true
 			}
 			for _, anc := range chain {
 				if sp, ok := rr.l.valueSpans[anc.ChartFullPath()][g.key()]; ok {
-					return sp, true
+					return deploy.At(deploy.StepValuesFile, sp), true
 				}
 			}
 		}
@@ -340,21 +359,21 @@ func (rr *rendering) origin(p vpath) (deploy.Span, bool) {
 	}
 }
 
-func (rr *rendering) userOrigin(p vpath) (deploy.Span, bool) {
+func (rr *rendering) userOrigin(p vpath) (deploy.Step, bool) {
 	k := p.key()
 	for i := len(rr.sets) - 1; i >= 0; i-- {
 		if rr.sets[i].paths[k] {
 			// A --set written nowhere (no span) still outranks the
 			// files: the value is then left at the template.
-			return rr.sets[i].span, true
+			return rr.sets[i].step, true
 		}
 	}
 	for i := len(rr.docs) - 1; i >= 0; i-- {
 		if sp, ok := rr.docs[i][k]; ok {
-			return sp, true
+			return deploy.At(deploy.StepValuesFile, sp), true
 		}
 	}
-	return deploy.Span{}, false
+	return deploy.Step{}, false
 }
 
 // templates returns every template's source by engine name.

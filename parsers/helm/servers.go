@@ -85,25 +85,11 @@ func (rr *rendering) manifestObjects(read engine.ReadFile) Manifest {
 // leaves are worth tracing.
 func serverTexts(s *deploy.Server) []string {
 	var out []string
-	add := func(v deploy.Value) {
+	for _, v := range s.Values() {
 		if v.Raw != "" {
 			out = append(out, v.Raw)
 		}
 	}
-	for _, v := range s.Args {
-		add(v)
-	}
-	for _, v := range s.Positionals {
-		add(v)
-	}
-	for _, v := range s.Opaque {
-		add(v)
-	}
-	add(s.Model)
-	add(s.GPU)
-	add(s.GPUCount)
-	add(s.Replicas)
-	add(s.Image)
 	return out
 }
 
@@ -111,24 +97,27 @@ func serverTexts(s *deploy.Server) []string {
 func (pv *provenance) mapServer(f string, s *deploy.Server) {
 	s.Source = Source
 	s.Span = pv.spanOnly(f, s.Span, "")
-	for name, v := range s.Args {
-		pv.mapValue(f, &v, name)
-		s.Args[name] = v
-	}
-	for i := range s.Positionals {
-		pv.mapValue(f, &s.Positionals[i], "")
-	}
-	for i := range s.Opaque {
-		pv.mapValue(f, &s.Opaque[i], "")
+	for field, v := range s.Values() {
+		pv.mapValue(f, v, keyHint(field))
 	}
 	for i := range s.FlagIssues {
 		s.FlagIssues[i].Span = pv.spanOnly(f, s.FlagIssues[i].Span, s.FlagIssues[i].Written)
 	}
-	pv.mapValue(f, &s.Model, "--model-path")
-	pv.mapValue(f, &s.GPU, "")
-	pv.mapValue(f, &s.GPUCount, "")
-	pv.mapValue(f, &s.Replicas, "replicas")
-	pv.mapValue(f, &s.Image, "")
+}
+
+// keyHint is the name a values key holding the field would have, for
+// linking a value a template computed on to its leaf (see inferLeaf): the
+// flag, "--model-path" for the model and "replicas" for the replicas.
+func keyHint(f deploy.Field) string {
+	switch f.Kind {
+	case deploy.FieldArg:
+		return f.Flag
+	case deploy.FieldModel:
+		return "--model-path"
+	case deploy.FieldReplicas:
+		return "replicas"
+	}
+	return ""
 }
 
 // spanOnly maps a span that names text (a flag, a command) rather than a
@@ -140,40 +129,48 @@ func (pv *provenance) spanOnly(f string, sp deploy.Span, raw string) deploy.Span
 	return pv.mapSpan(f, sp, raw, "").span
 }
 
-// mapValue maps a value's span and Via. A value printed from a values leaf
-// is spanned at the leaf, with the actions that printed it in Via.
+// mapValue maps a value's span and origin. A value printed from a values
+// leaf is spanned at the leaf, with the actions that printed it in its
+// origin. A step the rendered file holds (a $(VAR) definition) keeps its
+// kind at the template line that wrote it, and the actions around that.
 func (pv *provenance) mapValue(f string, v *deploy.Value, flag string) {
 	if !v.IsSet() {
 		return
 	}
-	var via []deploy.Span
+	var origin deploy.Origin
 	if v.Span.File == f {
 		m := pv.mapSpan(f, v.Span, v.Raw, flag)
 		v.Span = m.span
-		via = append(via, m.via...)
-		v.Inferred = m.inferred
+		origin = append(origin, m.origin...)
 	}
-	for _, sp := range v.Via {
-		if sp.File != f {
-			via = append(via, sp)
+	for _, st := range v.Origin {
+		if st.Span.File != f {
+			origin = append(origin, st)
 			continue
 		}
-		m := pv.mapSpan(f, sp, "", "")
-		via = append(via, m.span)
-		via = append(via, m.via...)
+		m := pv.mapSpan(f, st.Span, "", "")
+		origin = append(origin, deploy.Step{Kind: st.Kind, Span: m.span, Inferred: st.Inferred})
+		origin = append(origin, m.origin...)
 	}
-	v.Via = dedupSpans(via, v.Span)
+	v.Origin = dedupSteps(origin, v.Span)
 }
 
-func dedupSpans(list []deploy.Span, except deploy.Span) []deploy.Span {
-	var out []deploy.Span
-	seen := map[deploy.Span]bool{except: true}
-	for _, sp := range list {
-		if sp.IsZero() && sp.File == "" || seen[sp] {
+// dedupSteps drops the steps that name no place and no text, and every
+// step at a place named before (or at except, the value's own span).
+func dedupSteps(list deploy.Origin, except deploy.Span) deploy.Origin {
+	type place struct {
+		span deploy.Span
+		text string
+	}
+	var out deploy.Origin
+	seen := map[place]bool{{span: except}: true}
+	for _, st := range list {
+		p := place{st.Span, st.Text}
+		if st.Span.IsZero() && st.Span.File == "" && st.Text == "" || seen[p] {
 			continue
 		}
-		seen[sp] = true
-		out = append(out, sp)
+		seen[p] = true
+		out = append(out, st)
 	}
 	return out
 }
@@ -225,32 +222,15 @@ func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provena
 				v.Known = false
 			}
 		}
-		for name, v := range s.Args {
+		for field, v := range s.Values() {
 			var w *deploy.Value
 			if o != nil {
-				if x, ok := o.Args[name]; ok {
+				if x, ok := o.Lookup(field); ok {
 					w = &x
 				}
 			}
-			check(&v, w)
-			s.Args[name] = v
+			check(v, w)
 		}
-		for j := range s.Positionals {
-			var w *deploy.Value
-			if o != nil && j < len(o.Positionals) {
-				w = &o.Positionals[j]
-			}
-			check(&s.Positionals[j], w)
-		}
-		var om, oc, or, oi, og *deploy.Value
-		if o != nil {
-			om, oc, or, oi, og = &o.Model, &o.GPUCount, &o.Replicas, &o.Image, &o.GPU
-		}
-		check(&s.Model, om)
-		check(&s.GPUCount, oc)
-		check(&s.Replicas, or)
-		check(&s.Image, oi)
-		check(&s.GPU, og)
 	}
 }
 
@@ -277,17 +257,7 @@ func (rr *rendering) restore(s *deploy.Server) {
 			}
 		}
 	}
-	for name, v := range s.Args {
-		fix(&v)
-		s.Args[name] = v
-	}
-	for i := range s.Positionals {
-		fix(&s.Positionals[i])
-	}
-	for i := range s.Opaque {
-		fix(&s.Opaque[i])
-	}
-	for _, v := range []*deploy.Value{&s.Model, &s.GPU, &s.GPUCount, &s.Replicas, &s.Image} {
+	for _, v := range s.Values() {
 		fix(v)
 	}
 }

@@ -70,7 +70,7 @@ type spans map[string]deploy.Span
 
 // indexYAML records the span of every node of a values document: a
 // scalar's content, a collection's first token.
-func indexYAML(src *yamlsrc.Source, root *yaml.Node, origin func(deploy.Span) deploy.Span) spans {
+func indexYAML(src *yamlsrc.Source, root *yaml.Node, locate func(deploy.Span) deploy.Span) spans {
 	out := spans{}
 	budget := maxValuesNodes
 	var walk func(n *yaml.Node, p vpath, depth int)
@@ -81,8 +81,8 @@ func indexYAML(src *yamlsrc.Source, root *yaml.Node, origin func(deploy.Span) de
 		}
 		budget--
 		sp := src.NodeSpan(n)
-		if origin != nil {
-			sp = origin(sp)
+		if locate != nil {
+			sp = locate(sp)
 		}
 		out[p.key()] = sp
 		switch n.Kind {
@@ -127,8 +127,8 @@ func readValues(v Values) (map[string]any, spans, *diag.Diagnostic) {
 	docs, errs := src.Documents()
 	if len(errs) > 0 {
 		e := errs[0]
-		if v.Origin != nil {
-			e.Span = v.Origin(e.Span)
+		if v.Locate != nil {
+			e.Span = v.Locate(e.Span)
 		}
 		return nil, nil, e
 	}
@@ -136,20 +136,20 @@ func readValues(v Values) (map[string]any, spans, *diag.Diagnostic) {
 	var root *yaml.Node
 	if len(docs) > 0 {
 		root = docs[0].Root
-		idx = indexYAML(src, root, v.Origin)
+		idx = indexYAML(src, root, v.Locate)
 	}
 	if r := yamlsrc.Resolve(root); r != nil && r.Kind != yaml.MappingNode && !yamlsrc.IsNull(r) {
 		sp := src.NodeSpan(r)
-		if v.Origin != nil {
-			sp = v.Origin(sp)
+		if v.Locate != nil {
+			sp = v.Locate(sp)
 		}
 		return nil, nil, diag.Errorf(sp, "a values document must be a mapping, not %s", yamlsrc.Describe(r))
 	}
 	vals, err := safeReadValues(data)
 	if err != nil {
 		sp := lineOf(src, err.Error(), root)
-		if v.Origin != nil {
-			sp = v.Origin(sp)
+		if v.Locate != nil {
+			sp = v.Locate(sp)
 		}
 		return nil, nil, diag.Errorf(sp, "values: %s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
 	}

@@ -134,8 +134,8 @@ func (p *parser) argv(c *yaml.Node, key string, e *env) []word {
 		if n.Tag == "!!null" {
 			text = yamlsrc.Text{}
 		}
-		exp, known, via := expand(text, e.lookup)
-		v := deploy.Value{Raw: exp.S, Known: known, Span: p.src.ContentSpan(n), Via: via}
+		exp, known, origin := expand(text, e.lookup)
+		v := deploy.Value{Raw: exp.S, Known: known, Span: p.src.ContentSpan(n), Origin: origin}
 		if !known {
 			v.Raw = text.S
 		}

@@ -75,10 +75,10 @@ func TestKubeletExpansionBeforeTheShell(t *testing.T) {
 	}
 	s := servers[0]
 	// $(TP) was replaced by the kubelet: the word spans the reference and
-	// Via names the env value.
+	// Its origin names the env value.
 	tp := s.Args["--tp-size"]
 	want := deploy.Span{File: "in.yaml", Line: 10, Col: 53, EndLine: 10, EndCol: 58}
-	if tp.Raw != "4" || !tp.Known || tp.Span != want || len(tp.Via) != 1 || tp.Via[0].Line != 12 {
+	if tp.Raw != "4" || !tp.Known || tp.Span != want || len(tp.Origin) != 1 || tp.Origin[0].Span.Line != 12 {
 		t.Errorf("--tp-size %+v, want 4 at %v via line 12", tp, want)
 	}
 	// $MEM is the shell's, from env, whose own $(TP) the kubelet expanded.

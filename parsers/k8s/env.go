@@ -85,8 +85,8 @@ func (p *parser) containerEnv(injected []envVar, list *yaml.Node) *env {
 		if yamlsrc.IsNull(valNode) {
 			text = yamlsrc.Text{}
 		}
-		out, known, via := expand(text, e.lookup)
-		v := deploy.Value{Raw: out.S, Known: known, Span: p.src.ContentSpan(valNode), Via: via}
+		out, known, origin := expand(text, e.lookup)
+		v := deploy.Value{Raw: out.S, Known: known, Span: p.src.ContentSpan(valNode), Origin: origin}
 		if !known {
 			v.Raw = text.S
 		}
@@ -108,9 +108,10 @@ func injectedName(injected []envVar, name string) (envVar, bool) {
 // third_party/forked/golang/expansion/expand.go, Expand): $$ is a literal $,
 // $(NAME) is NAME's value when defined and stays as written when not, and a
 // $ followed by anything else is kept. known is false when a reference could
-// not be resolved to a known value; via lists the spans of the definitions
-// used. Inserted values map to the reference that produced them.
-func expand(t yamlsrc.Text, lookup func(string) (deploy.Value, bool)) (out yamlsrc.Text, known bool, via []deploy.Span) {
+// not be resolved to a known value; origin lists the definitions used, each
+// an env step, with the chains they came by. Inserted values map to the
+// reference that produced them.
+func expand(t yamlsrc.Text, lookup func(string) (deploy.Value, bool)) (out yamlsrc.Text, known bool, origin deploy.Origin) {
 	known = true
 	var b yamlsrc.Builder
 	s := t.S
@@ -144,17 +145,17 @@ func expand(t yamlsrc.Text, lookup func(string) (deploy.Value, bool)) (out yamls
 			}
 			b.Copy(t, last, i)
 			from, to := t.Range(i, end+1)
-			var def []deploy.Span
+			var def deploy.Origin
 			if !v.Span.IsZero() {
-				def = append(def, v.Span)
+				def = append(def, deploy.At(deploy.StepEnv, v.Span))
 			}
-			def = append(def, v.Via...)
+			def = append(def, v.Origin...)
 			b.Substitute(v.Raw, from, to, def)
-			via = append(via, def...)
+			origin = append(origin, def...)
 			last = end + 1
 			i = end
 		}
 	}
 	b.Copy(t, last, len(s))
-	return b.Text(), known, via
+	return b.Text(), known, origin
 }

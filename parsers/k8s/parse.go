@@ -18,7 +18,7 @@
 // the nearest source white space. Should the map ever fail to line up with
 // what yaml.v3 decoded, every position falls back to the scalar's start.
 // A value the kubelet substituted for $(VAR) spans the whole reference and
-// names the env entry in Via.
+// names the env entry in its Origin.
 package k8s
 
 import (

@@ -92,16 +92,16 @@ func TestDependentEnvVarsExpandInArgs(t *testing.T) {
 	servers, _ := parseFixture(t, f)
 	s := byName(t, servers, "llama-8b")
 	// "$(TP)" is quoted: the span is inside the quotes; the value is the
-	// env entry's, which Via points at.
+	// env entry's, which its origin points at.
 	tp := s.Args["--tp-size"]
 	checkValue(t, "--tp-size", tp, "1", true, f, pos{39, 16, 21})
-	if len(tp.Via) != 1 || tp.Via[0] != (deploy.Span{File: f, Line: 49, Col: 23, EndLine: 49, EndCol: 24}) {
-		t.Errorf("--tp-size via %+v, want the env value at 49:23", tp.Via)
+	if len(tp.Origin) != 1 || tp.Origin[0].Kind != deploy.StepEnv || tp.Origin[0].Span != (deploy.Span{File: f, Line: 49, Col: 23, EndLine: 49, EndCol: 24}) {
+		t.Errorf("--tp-size via %+v, want the env value at 49:23", tp.Origin)
 	}
 	ctx := s.Args["--context-length"]
 	checkValue(t, "--context-length", ctx, "131072", true, f, pos{43, 15, 25})
-	if len(ctx.Via) != 1 || ctx.Via[0].Line != 51 {
-		t.Errorf("--context-length via %+v", ctx.Via)
+	if len(ctx.Origin) != 1 || ctx.Origin[0].Span.Line != 51 {
+		t.Errorf("--context-length via %+v", ctx.Origin)
 	}
 }
 
@@ -136,7 +136,7 @@ func TestLeaderWorkerSet(t *testing.T) {
 		}
 		// $(LWS_GROUP_SIZE) is the group size, which the template writes.
 		nn := s.Args["--nnodes"]
-		if nn.Raw != "2" || !nn.Known || len(nn.Via) != 1 || nn.Via[0] != (deploy.Span{File: f, Line: 10, Col: 11, EndLine: 10, EndCol: 12}) {
+		if nn.Raw != "2" || !nn.Known || len(nn.Origin) != 1 || nn.Origin[0].Span != (deploy.Span{File: f, Line: 10, Col: 11, EndLine: 10, EndCol: 12}) {
 			t.Errorf("%s --nnodes %+v, want 2 via size at 10:11", s.Name, nn)
 		}
 		if a := s.Args["--dist-init-addr"]; a.Known || a.Raw != "$(LWS_LEADER_ADDRESS):20000" {

@@ -50,7 +50,7 @@ func (w *walker) value(f field) deploy.Value {
 	if f.param != nil {
 		return *f.param
 	}
-	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Via: f.via}
+	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Origin: f.origin}
 }
 
 // prefixAssigns expands the A=b words in front of a command, as words "A=b".
@@ -68,7 +68,7 @@ func (w *walker) prefixAssigns(assigns []*syntax.Assign, st *vars) []field {
 		if a.Append {
 			prefix = name + "+="
 		}
-		word := field{known: f.known, via: f.via, start: s, end: e, ranged: true}
+		word := field{known: f.known, origin: f.origin, start: s, end: e, ranged: true}
 		nameAt := w.off(a.Name.Pos())
 		for i := 0; i < len(prefix); i++ {
 			word.raw = append(word.raw, prefix[i])
@@ -97,7 +97,7 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 	if a.Value == nil || len(a.Value.Parts) == 0 {
 		f.start, f.end = s, e
 	}
-	val := deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Via: f.via}
+	val := deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Origin: f.origin}
 	if a.Append {
 		old, ok := st.lookup(name)
 		switch {
@@ -105,7 +105,7 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 			val.Known = false
 		case !old.unset:
 			val.Raw = old.val.Raw + val.Raw
-			val.Via = append(viaOf(old.val), val.Via...)
+			val.Origin = append(originOf(old), val.Origin...)
 		}
 	}
 	st.set(name, val)

@@ -89,7 +89,7 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 		if !ok || !isName(name) {
 			continue
 		}
-		v := deploy.Value{Raw: val, Known: words[k].Known, Span: words[k].Span, Via: words[k].Via}
+		v := deploy.Value{Raw: val, Known: words[k].Known, Span: words[k].Span, Origin: words[k].Origin}
 		if at := ats[k]; len(val) > 0 && len(at) == len(words[k].Raw) {
 			v.Span = w.loc.span(at[len(name)+1], at[len(at)-1]+1)
 		}

@@ -70,11 +70,17 @@ func TestParsePD(t *testing.T) {
 		}
 	}
 	// Unknown, but it says where it was set.
-	if via := decode.Model.Via; len(via) != 1 || at(via[0]) != "5:7-5:54" {
+	if via := decode.Model.Origin.Spans(); len(via) != 1 || at(via[0]) != "5:7-5:54" {
 		t.Errorf("unknown model via %v", via)
 	}
-	if via := prefill.Model.Via; len(via) != 1 || at(via[0]) != "6:11-6:31" {
+	if via := prefill.Model.Origin.Spans(); len(via) != 1 || at(via[0]) != "6:11-6:31" {
 		t.Errorf("model via %v", via)
+	}
+	// Both were set by assignments in the script.
+	for _, v := range []deploy.Value{decode.Model, prefill.Model} {
+		if len(v.Origin) != 1 || v.Origin[0].Kind != deploy.StepAssignment {
+			t.Errorf("model %q origin %+v, want one assignment", v.Raw, v.Origin)
+		}
 	}
 }
 

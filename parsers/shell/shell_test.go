@@ -304,7 +304,7 @@ func TestVia(t *testing.T) {
 		t.Fatalf("word %s", w(v))
 	}
 	var via []string
-	for _, s := range v.Via {
+	for _, s := range v.Origin.Spans() {
 		via = append(via, fmt.Sprintf("%d:%d-%d:%d", s.Line, s.Col, s.EndLine, s.EndCol))
 	}
 	// BASE's value, then MODEL's value.
@@ -326,11 +326,11 @@ func TestEnv(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("words:\n got %q\nwant %q", got, want)
 	}
-	if via := find(t, cmds, "run").Words[2].Via; len(via) != 1 || via[0].Line != 9 || via[0].File != "pod.yaml" {
-		t.Errorf("via %v", via)
+	if o := find(t, cmds, "run").Words[2].Origin; len(o) != 1 || o[0].Span.Line != 9 || o[0].Span.File != "pod.yaml" || o[0].Kind != deploy.StepEnv {
+		t.Errorf("origin %+v, want the environment variable at pod.yaml:9", o)
 	}
 	// An unknown value still says where it was set.
-	if via := find(t, cmds, "run").Words[4].Via; len(via) != 1 || via[0].Line != 11 {
+	if via := find(t, cmds, "run").Words[4].Origin.Spans(); len(via) != 1 || via[0].Line != 11 {
 		t.Errorf("via of the unknown value %v", via)
 	}
 }
@@ -553,7 +553,7 @@ func TestNestedScriptParameters(t *testing.T) {
 func TestViaOfEmptyValues(t *testing.T) {
 	cmds, _ := Commands(Source{File: "v.sh", Text: []byte("E=\nA=$E\nrun \"${A}x\"\n")})
 	var via []string
-	for _, s := range find(t, cmds, "run").Words[1].Via {
+	for _, s := range find(t, cmds, "run").Words[1].Origin.Spans() {
 		via = append(via, at(s))
 	}
 	// E= is written at 1:1-1:3; A's value $E at 2:3-2:5. No span falls

@@ -10,8 +10,12 @@ import (
 // variable is what the walk knows about one shell variable at one point of
 // the script.
 type variable struct {
-	val      deploy.Value // Known=false: set to something kvlint cannot see
-	unset    bool         // known to be unset (unset A)
+	val deploy.Value // Known=false: set to something kvlint cannot see
+	// defined says what val.Span is to a word that uses the variable: an
+	// assignment in the script, or the environment the script starts in
+	// (a pod's env, a Dockerfile ENV, a compose environment entry).
+	defined  deploy.StepKind
+	unset    bool // known to be unset (unset A)
 	exported bool
 	readonly bool
 }
@@ -37,7 +41,7 @@ type vars struct {
 func newVars(env Env) *vars {
 	st := &vars{m: make(map[string]variable, len(env))}
 	for name, v := range env {
-		st.m[name] = variable{val: v, exported: true}
+		st.m[name] = variable{val: v, defined: deploy.StepEnv, exported: true}
 	}
 	return st
 }
@@ -69,7 +73,7 @@ func (st *vars) positional(n int) (variable, bool) {
 	if n >= len(st.params) {
 		return variable{unset: true}, true
 	}
-	return variable{val: st.params[n]}, true
+	return variable{val: st.params[n], defined: deploy.StepWritten}, true
 }
 
 func sameParams(a, b *vars) bool {
@@ -100,7 +104,7 @@ func (st *vars) set(name string, val deploy.Value) {
 	if had && old.readonly {
 		return
 	}
-	st.m[name] = variable{val: val, exported: old.exported || st.allexport, readonly: old.readonly}
+	st.m[name] = variable{val: val, defined: deploy.StepAssignment, exported: old.exported || st.allexport, readonly: old.readonly}
 }
 
 // forget makes variables unknown: they were set by something kvlint does not

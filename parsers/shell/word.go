@@ -12,10 +12,10 @@ import (
 
 // field is one word after expansion, with where each of its bytes came from.
 type field struct {
-	raw   []byte
-	at    []int // offset in the text of each byte of raw
-	known bool
-	via   []deploy.Span
+	raw    []byte
+	at     []int // offset in the text of each byte of raw
+	known  bool
+	origin deploy.Origin
 	// start and end bound the source of the word parts the field came from
 	// (whole quoted strings, whole $expansions).
 	start, end int
@@ -190,11 +190,11 @@ func (x *expander) part(part syntax.WordPart, quoted bool) {
 		switch {
 		case !r.known:
 			x.unknown(s, e)
-			x.cur.via = append(x.cur.via, r.via...)
+			x.cur.origin = append(x.cur.origin, r.origin...)
 		case quoted || !x.split:
-			x.value(r.val, s, e, r.via, quoted)
+			x.value(r.val, s, e, r.origin, quoted)
 		default:
-			x.splitValue(r.val, s, e, r.via, r.quotes)
+			x.splitValue(r.val, s, e, r.origin, r.quotes)
 		}
 	case *syntax.ArithmExp:
 		s, e := w.off(p.Pos()), w.off(p.End())
@@ -264,7 +264,7 @@ func (x *expander) tilde(lit *syntax.Lit) bool {
 		// ~user, ~+, ~- or an unknown HOME.
 		x.unknown(s, j)
 	} else {
-		x.value(home.val.Raw, s, j, viaOf(home.val), true)
+		x.value(home.val.Raw, s, j, originOf(home), true)
 	}
 	x.lit(j, e, false)
 	return true
@@ -298,7 +298,7 @@ func (x *expander) unknown(s, e int) {
 
 // value appends the known value of an expansion written at text[s:e]. Its
 // bytes are placed on the expansion's own bytes, clamped to its end.
-func (x *expander) value(v string, s, e int, via []deploy.Span, quoted bool) {
+func (x *expander) value(v string, s, e int, origin deploy.Origin, quoted bool) {
 	if quoted || v != "" {
 		x.open = true
 		x.touch()
@@ -306,12 +306,12 @@ func (x *expander) value(v string, s, e int, via []deploy.Span, quoted bool) {
 	for i := 0; i < len(v); i++ {
 		x.add(v[i], min(s+i, e-1))
 	}
-	x.cur.via = append(x.cur.via, via...)
+	x.cur.origin = append(x.cur.origin, origin...)
 }
 
 // splitValue appends an unquoted known expansion: bash splits it into fields
 // at IFS characters and treats pattern characters in it as globs.
-func (x *expander) splitValue(v string, s, e int, via []deploy.Span, quotes bool) {
+func (x *expander) splitValue(v string, s, e int, origin deploy.Origin, quotes bool) {
 	ifs, ok := x.st.lookup("IFS")
 	if ok && !ifs.unset && ifs.val.Raw != " \t\n" || !ok && x.st.hasEntry("IFS") || quotes && containsIFS(v) {
 		// A changed IFS (unset IFS splits as the default does; bash never
@@ -331,7 +331,7 @@ func (x *expander) splitValue(v string, s, e int, via []deploy.Span, quotes bool
 		x.pattern(c)
 		x.open = true
 		x.add(c, min(s+i, e-1))
-		x.cur.via = append(x.cur.via, via...)
+		x.cur.origin = append(x.cur.origin, origin...)
 	}
 }
 
@@ -366,7 +366,7 @@ func (x *expander) endField() {
 	if x.glob {
 		x.cur.known = false
 	}
-	x.cur.via = dedupeSpans(x.cur.via)
+	x.cur.origin = dedupeSteps(x.cur.origin)
 	x.fields = append(x.fields, x.cur)
 	x.cur = field{known: true}
 	x.open, x.glob, x.bracket = false, false, false
@@ -379,22 +379,27 @@ func (x *expander) finish() []field {
 	return x.fields
 }
 
-func dedupeSpans(spans []deploy.Span) []deploy.Span {
-	var out []deploy.Span
-	for _, s := range spans {
-		if !slices.Contains(out, s) {
+// dedupeSteps keeps the first step at each place.
+func dedupeSteps(steps deploy.Origin) deploy.Origin {
+	var out deploy.Origin
+	for _, s := range steps {
+		if !slices.ContainsFunc(out, func(x deploy.Step) bool { return x.Span == s.Span && x.Text == s.Text }) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// viaOf is the provenance a variable's value adds to a word that uses it:
-// its own chain, then where the value was written.
-func viaOf(v deploy.Value) []deploy.Span {
-	out := slices.Clone(v.Via)
-	if !v.Span.IsZero() {
-		out = append(out, v.Span)
+// originOf is the provenance a variable's value adds to a word that uses
+// it: its own chain, then where the value was defined.
+func originOf(v variable) deploy.Origin {
+	out := slices.Clone(v.val.Origin)
+	if !v.val.Span.IsZero() {
+		kind := v.defined
+		if kind == "" {
+			kind = deploy.StepAssignment
+		}
+		out = append(out, deploy.At(kind, v.val.Span))
 	}
 	return out
 }
@@ -403,7 +408,7 @@ func viaOf(v deploy.Value) []deploy.Span {
 type paramResult struct {
 	val    string
 	known  bool
-	via    []deploy.Span
+	origin deploy.Origin
 	quotes bool // the value came from a default word with quotes in it
 }
 
@@ -432,7 +437,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		// $@, $*, $?, $$, $!, $-, and unknown variables. An unknown value
 		// set somewhere kvlint can point at (a pod's env) says where.
 		if isName(name) && p.Exp == nil && !p.Length {
-			return paramResult{via: viaOf(v.val)}
+			return paramResult{origin: originOf(v)}
 		}
 		return paramResult{}
 	}
@@ -440,9 +445,9 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		if v.unset {
 			return paramResult{val: "0", known: true}
 		}
-		return paramResult{val: strconv.Itoa(utf8.RuneCountInString(v.val.Raw)), known: true, via: viaOf(v.val)}
+		return paramResult{val: strconv.Itoa(utf8.RuneCountInString(v.val.Raw)), known: true, origin: originOf(v)}
 	}
-	self := paramResult{val: v.val.Raw, known: true, via: viaOf(v.val)}
+	self := paramResult{val: v.val.Raw, known: true, origin: originOf(v)}
 	if v.unset {
 		self = paramResult{known: true}
 	}
@@ -456,7 +461,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 	}
 	word := func() paramResult {
 		f, quotes := x.w.expandString(p.Exp.Word, x.st)
-		return paramResult{val: string(f.raw), known: f.known, via: f.via, quotes: quotes}
+		return paramResult{val: string(f.raw), known: f.known, origin: f.origin, quotes: quotes}
 	}
 	switch p.Exp.Op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
@@ -473,7 +478,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 			return paramResult{} // bash reports an error and the command does not run
 		}
 		s, e := x.w.wordRange(p.Exp.Word, p)
-		val := deploy.Value{Raw: r.val, Known: r.known, Span: x.w.loc.span(s, e), Via: r.via}
+		val := deploy.Value{Raw: r.val, Known: r.known, Span: x.w.loc.span(s, e), Origin: r.origin}
 		x.st.set(name, val)
 		return r
 	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:

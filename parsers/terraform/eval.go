@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // eval evaluates e and gives every leaf of the result its site. scope is the
@@ -108,14 +110,20 @@ func (m *module) hop(s *site, refs map[string]reference, scope string) *site {
 	span := m.fs.span(r.rng)
 	if s.unknown != "" && len(s.via) == 0 && !s.input {
 		c := *s
-		c.via = appendSpan(nil, s.span())
+		c.via = deploy.Origin(nil).Add(s.step())
 		c.f = m.fs[r.rng.Filename]
 		c.start, c.end = r.rng.Start.Byte, r.rng.End.Byte
 		c.unknown = m.fs.text(r.rng)
 		c.ref = scope
 		return &c
 	}
-	return s.hop(span, scope)
+	// A reference in a template file (templatefile) is the template line
+	// that used the value; one in the module's own files passes it on.
+	kind := deploy.StepReference
+	if m.templateDepth > 0 {
+		kind = deploy.StepTemplate
+	}
+	return s.hop(kind, span, scope)
 }
 
 // syntactic gives a site to the leaves of v that have none, following the
@@ -352,14 +360,14 @@ func carry(b, outer *site, bases map[*site]*site) *site {
 	if c, ok := bases[b]; ok {
 		return c
 	}
-	c := &site{f: b.f, start: b.start, end: b.end, input: b.input, unknown: b.unknown,
-		via: copySpans(b.via), pending: b.pending, pendingAt: b.pendingAt}
+	c := &site{f: b.f, start: b.start, end: b.end, kind: b.kind, input: b.input, unknown: b.unknown,
+		via: copyOrigin(b.via), pending: b.pending, pendingAt: b.pendingAt}
 	if outer != nil {
 		if outer.pending != "" {
 			c.pending, c.pendingAt = outer.pending, len(c.via)+outer.pendingAt
 		}
 		for _, v := range outer.via {
-			c.via = appendSpan(c.via, v)
+			c.via = c.via.Add(v)
 		}
 		c.input = c.input || outer.input
 	}
@@ -391,7 +399,7 @@ func (m *module) settle(s *site, refs map[string]reference) *site {
 		c := *x
 		if r, ok := refs[x.pending]; ok {
 			at := min(max(x.pendingAt, 0), len(x.via))
-			via := append(copySpans(x.via[:at]), m.fs.span(r.rng))
+			via := append(copyOrigin(x.via[:at]), deploy.At(deploy.StepReference, m.fs.span(r.rng)))
 			c.via = append(via, x.via[at:]...)
 			c.pending = ""
 		}

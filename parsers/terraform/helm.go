@@ -29,13 +29,13 @@ type HelmRelease struct {
 	Set                    []HelmSet
 }
 
-// HelmValues mirrors parsers/helm.Values: one values document, with Origin
+// HelmValues mirrors parsers/helm.Values: one values document, with Locate
 // mapping a span of Data back to where the user wrote it, and Unknown
 // naming string leaves that are not known statically.
 type HelmValues struct {
 	File    string
 	Data    []byte
-	Origin  func(deploy.Span) deploy.Span
+	Locate  func(deploy.Span) deploy.Span
 	Unknown func(string) bool
 }
 
@@ -85,7 +85,7 @@ func (m *module) helmRelease(b *hclsyntax.Block, ctx *hcl.EvalContext, address s
 	rel := HelmRelease{Chart: display}
 	rel.Name, _, _ = m.stringAttr(body, "name", ctx)
 	rel.Namespace, _, _ = m.stringAttr(body, "namespace", ctx)
-	origins := map[deploy.Span][]deploy.Span{}
+	origins := map[deploy.Span]deploy.Origin{}
 	rel.Values = m.helmValues(body, ctx, address, origins)
 	rel.Set = m.helmSets(body, ctx, origins)
 
@@ -95,12 +95,15 @@ func (m *module) helmRelease(b *hclsyntax.Block, ctx *hcl.EvalContext, address s
 		m.errs = append(m.errs, e)
 	}
 	for _, s := range servers {
-		visitValues(s, func(v *deploy.Value) {
+		for _, v := range s.Values() {
+			if !v.IsSet() {
+				continue
+			}
 			if chain, ok := origins[v.Span]; ok {
-				v.Via = append(copySpans(chain), v.Via...)
+				v.Origin = append(copyOrigin(chain), v.Origin...)
 			}
 			v.Raw = m.placeholderText(v.Raw)
-		})
+		}
 		m.servers = append(m.servers, s)
 	}
 }
@@ -143,7 +146,7 @@ func mentionsEngine(s string) bool {
 // text it was built from (a heredoc, yamlencode, file, templatefile), which
 // Origin uses to point a values line back at the HCL or tfvars that wrote
 // it. A document that is not known at all is an error: it may set anything.
-func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address string, origins map[deploy.Span][]deploy.Span) []HelmValues {
+func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address string, origins map[deploy.Span]deploy.Origin) []HelmValues {
 	a, ok := body.Attributes["values"]
 	if !ok {
 		return nil
@@ -177,7 +180,7 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 		out = append(out, HelmValues{
 			File: name,
 			Data: []byte(text),
-			Origin: func(sp deploy.Span) deploy.Span {
+			Locate: func(sp deploy.Span) deploy.Span {
 				if sp.File != name || sp.IsZero() {
 					return sp
 				}
@@ -205,7 +208,7 @@ func (m *module) helmValues(body *hclsyntax.Body, ctx *hcl.EvalContext, address 
 
 // helmSets reads set / set_sensitive / set_list, as blocks (provider v2) or
 // lists of objects (v3), in the order they are written.
-func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins map[deploy.Span][]deploy.Span) []HelmSet {
+func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins map[deploy.Span]deploy.Origin) []HelmSet {
 	var out []HelmSet
 	add := func(name, value cty.Value, typ string, list bool) {
 		nb, _ := name.Unmark()
@@ -242,7 +245,7 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 			origins[sp] = via
 		} else if p, _ := primary(sitesOf(value)); p != nil {
 			s.Span = p.span()
-			origins[s.Span] = copySpans(p.via)
+			origins[s.Span] = copyOrigin(p.via)
 		}
 		out = append(out, s)
 	}
@@ -309,22 +312,4 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 func (m *module) placeholderText(s string) string {
 	rm := &remapper{r: &rendered{unknowns: &m.placeholders}}
 	return rm.text(s)
-}
-
-// visitValues calls fn on every value of a server.
-func visitValues(s *deploy.Server, fn func(*deploy.Value)) {
-	for k, v := range s.Args {
-		fn(&v)
-		s.Args[k] = v
-	}
-	for _, list := range [][]deploy.Value{s.Positionals, s.Opaque} {
-		for i := range list {
-			fn(&list[i])
-		}
-	}
-	for _, v := range []*deploy.Value{&s.Model, &s.GPU, &s.GPUCount, &s.Replicas, &s.Image} {
-		if v.IsSet() {
-			fn(v)
-		}
-	}
 }

@@ -36,10 +36,12 @@ func at(dir string, s deploy.Span) string {
 	return f + ":" + itoa(s.Line) + ":" + itoa(s.Col) + "-" + itoa(s.EndLine) + ":" + itoa(s.EndCol)
 }
 
+// chain renders a value's span, then each step of its origin as
+// "kind file:line:col-endline:endcol".
 func chain(dir string, v deploy.Value) []string {
 	out := []string{at(dir, v.Span)}
-	for _, s := range v.Via {
-		out = append(out, at(dir, s))
+	for _, s := range v.Origin {
+		out = append(out, string(s.Kind)+" "+at(dir, s.Span))
 	}
 	return out
 }

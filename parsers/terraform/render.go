@@ -262,7 +262,7 @@ func (rm *remapper) offset(line, col int) int {
 }
 
 // span maps a span of the rendered text; spans of other files pass through.
-func (rm *remapper) span(sp deploy.Span) (deploy.Span, []deploy.Span) {
+func (rm *remapper) span(sp deploy.Span) (deploy.Span, deploy.Origin) {
 	if sp.File != rm.name {
 		return sp, nil
 	}
@@ -286,7 +286,7 @@ func (rm *remapper) span(sp deploy.Span) (deploy.Span, []deploy.Span) {
 	n := rm.r.nodes[id]
 	if n.kind != scalarNode {
 		if n.where != nil {
-			return n.where.span(), copySpans(n.where.via)
+			return n.where.span(), copyOrigin(n.where.via)
 		}
 		return rm.fallback, nil
 	}
@@ -318,14 +318,14 @@ func (rm *remapper) value(v *deploy.Value) {
 		return
 	}
 	span, via := rm.span(v.Span)
-	for _, old := range v.Via {
-		s, more := rm.span(old)
-		via = appendSpan(via, s)
+	for _, old := range v.Origin {
+		s, more := rm.span(old.Span)
+		via = via.Add(deploy.Step{Kind: old.Kind, Span: s, Text: old.Text, Inferred: old.Inferred})
 		for _, m := range more {
-			via = appendSpan(via, m)
+			via = via.Add(m)
 		}
 	}
-	v.Span, v.Via = span, via
+	v.Span, v.Origin = span, via
 	v.Raw = rm.text(v.Raw)
 	if strings.Contains(v.Raw, "${") {
 		v.Known = false
@@ -351,16 +351,7 @@ func (rm *remapper) text(s string) string {
 // server maps every position of a server found in the rendered text.
 func (rm *remapper) server(s *deploy.Server) {
 	s.Span, _ = rm.span(s.Span)
-	for k, v := range s.Args {
-		rm.value(&v)
-		s.Args[k] = v
-	}
-	for _, list := range [][]deploy.Value{s.Positionals, s.Opaque} {
-		for i := range list {
-			rm.value(&list[i])
-		}
-	}
-	for _, v := range []*deploy.Value{&s.Model, &s.GPU, &s.GPUCount, &s.Replicas, &s.Image} {
+	for _, v := range s.Values() {
 		rm.value(v)
 	}
 	for i := range s.FlagIssues {

@@ -17,7 +17,10 @@ func TestManifestTemplate(t *testing.T) {
 	const d = "testdata/manifest/"
 	s := serverNamed(t, servers, "decode")
 	v := s.Args["--max-total-tokens"]
-	want := []string{d + "terraform.tfvars:1:15-1:20", d + "main.tf:6:1-6:23", d + "main.tf:18:22-18:37", d + "decode.yaml.tftpl:19:18-19:29"}
+	// The variable, the argument of the templatefile call, and the template
+	// line that printed the value.
+	want := []string{d + "terraform.tfvars:1:15-1:20", "variable " + d + "main.tf:6:1-6:23",
+		"reference " + d + "main.tf:18:22-18:37", "template " + d + "decode.yaml.tftpl:19:18-19:29"}
 	if got := chain("", v); v.Raw != "65536" || !v.Known || !reflect.DeepEqual(got, want) {
 		t.Errorf("--max-total-tokens %q known=%v\n got %q\nwant %q", v.Raw, v.Known, got, want)
 	}
@@ -222,7 +225,7 @@ resource "kubernetes_pod" "p" {
 		t.Fatalf("servers %d errors %q", len(servers), errorTexts(dir, errs))
 	}
 	s := servers[0]
-	if got := chain(dir, s.Args["--max-total-tokens"]); !reflect.DeepEqual(got, []string{"terraform.tfvars:1:10-1:14", "main.tf:1:1-1:18", "main.tf:6:84-6:94"}) {
+	if got := chain(dir, s.Args["--max-total-tokens"]); !reflect.DeepEqual(got, []string{"terraform.tfvars:1:10-1:14", "variable main.tf:1:1-1:18", "reference main.tf:6:84-6:94"}) {
 		t.Errorf("--max-total-tokens chain %q", got)
 	}
 	if got := at(dir, s.Args["--page-size"].Span); got != "main.tf:6:108-6:110" {

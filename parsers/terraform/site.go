@@ -17,8 +17,11 @@ import (
 // argument in the order the value went through them.
 type site struct {
 	f          *file
-	start, end int           // byte range in f
-	via        []deploy.Span // where the value went after it was written, in order
+	start, end int // byte range in f
+	// kind is what the site is to the value: a tfvars attribute, a
+	// variable's default, TF_VAR_name; "" for text of the module itself.
+	kind deploy.StepKind
+	via  deploy.Origin // where the value went after it was written, in order
 	// ref is the name the value is bound to now ("var.x", "local.y",
 	// "each.value"); an expression that reads that name adds the range of
 	// the reference to via.
@@ -57,11 +60,20 @@ func (s *site) span() deploy.Span {
 	return s.f.span(s.start, s.end)
 }
 
-// hop is the site after the value was read through a reference written at
-// span and bound to the name ref.
-func (s *site) hop(span deploy.Span, ref string) *site {
+// step is the site as a step of another value's origin.
+func (s *site) step() deploy.Step {
+	kind := s.kind
+	if kind == "" {
+		kind = deploy.StepWritten
+	}
+	return deploy.At(kind, s.span())
+}
+
+// hop is the site after the value was read through a reference (a step of
+// the given kind) written at span and bound to the name ref.
+func (s *site) hop(kind deploy.StepKind, span deploy.Span, ref string) *site {
 	c := *s
-	c.via = append(append([]deploy.Span(nil), s.via...), span)
+	c.via = append(append(deploy.Origin(nil), s.via...), deploy.At(kind, span))
 	c.ref = ref
 	return &c
 }
@@ -135,24 +147,24 @@ func primary(sites []*site) (*site, []*site) {
 // locate returns the span and chain of bytes [i, j) of the string val marked
 // with sites. A string whose site maps it byte by byte points at exactly
 // those bytes; otherwise the whole site is the answer.
-func locate(sites []*site, val string, i, j int) (deploy.Span, []deploy.Span) {
+func locate(sites []*site, val string, i, j int) (deploy.Span, deploy.Origin) {
 	p, rest := primary(sites)
 	if p == nil {
 		return deploy.Span{}, nil
 	}
 	span, via := p.locate(val, i, j)
 	for _, r := range rest {
-		via = appendSpan(via, r.span())
+		via = via.Add(r.step())
 		for _, v := range r.via {
-			via = appendSpan(via, v)
+			via = via.Add(v)
 		}
 	}
 	return span, via
 }
 
-func (s *site) locate(val string, i, j int) (deploy.Span, []deploy.Span) {
+func (s *site) locate(val string, i, j int) (deploy.Span, deploy.Origin) {
 	if s.at == nil || s.text != val || i < 0 || j > len(s.at) || i >= j {
-		return s.span(), copySpans(s.via)
+		return s.span(), copyOrigin(s.via)
 	}
 	var inner []*site
 	seen := map[*site]bool{}
@@ -164,7 +176,7 @@ func (s *site) locate(val string, i, j int) (deploy.Span, []deploy.Span) {
 	}
 	pick, rest := primary(inner)
 	if pick == nil {
-		return s.span(), copySpans(s.via)
+		return s.span(), copyOrigin(s.via)
 	}
 	lo, hi := -1, -1
 	exact := true
@@ -189,34 +201,21 @@ func (s *site) locate(val string, i, j int) (deploy.Span, []deploy.Span) {
 	} else {
 		span = pick.span()
 	}
-	via := copySpans(pick.via)
+	via := copyOrigin(pick.via)
 	for _, r := range rest {
-		via = appendSpan(via, r.span())
+		via = via.Add(r.step())
 	}
 	for _, v := range s.via {
-		via = appendSpan(via, v)
+		via = via.Add(v)
 	}
 	return span, via
 }
 
-func copySpans(s []deploy.Span) []deploy.Span {
-	if len(s) == 0 {
+func copyOrigin(o deploy.Origin) deploy.Origin {
+	if len(o) == 0 {
 		return nil
 	}
-	return append([]deploy.Span(nil), s...)
-}
-
-// appendSpan adds a span to a chain unless it is empty or already the last.
-func appendSpan(list []deploy.Span, s deploy.Span) []deploy.Span {
-	if s.IsZero() {
-		return list
-	}
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
+	return append(deploy.Origin(nil), o...)
 }
 
 // transformLeaves rebuilds v with fn applied to every leaf (a primitive or

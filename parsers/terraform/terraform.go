@@ -27,7 +27,7 @@
 // (as a cty mark), and the references it travelled through. A flag whose
 // value was set in terraform.tfvars is reported there (the line the user
 // edits), with the variable declaration, any locals, and the resource
-// argument as its Via chain.
+// argument as its Origin chain.
 //
 // A helm_release with a local chart is rendered through parsers/helm with
 // the release's values documents and set entries, their positions kept.

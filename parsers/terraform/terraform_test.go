@@ -11,8 +11,9 @@ import (
 )
 
 // The fixture's KV pool is set in terraform.tfvars: the flag points at the
-// tfvars line, and the chain names the variable declaration, the local that
-// used it and the resource argument, each at its exact columns.
+// tfvars line, and the chain names the variable declaration, the reference
+// in the local that used it and the one in the resource argument, each at
+// its exact columns.
 func TestTfvarsChain(t *testing.T) {
 	servers, errs := ParseModule("testdata/deployment", Options{})
 	if len(errs) > 0 {
@@ -29,21 +30,21 @@ func TestTfvarsChain(t *testing.T) {
 	}{
 		{"--max-total-tokens", "65536", []string{
 			"testdata/deployment/terraform.tfvars:3:20-3:25",
-			"testdata/deployment/variables.tf:11:1-11:28",
-			"testdata/deployment/main.tf:6:27-6:47",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"variable testdata/deployment/variables.tf:11:1-11:28",
+			"reference testdata/deployment/main.tf:6:27-6:47",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		{"--context-length", "131072", []string{
 			"testdata/deployment/terraform.tfvars:2:20-2:26",
-			"testdata/deployment/variables.tf:6:1-6:26",
-			"testdata/deployment/main.tf:5:34-5:52",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"variable testdata/deployment/variables.tf:6:1-6:26",
+			"reference testdata/deployment/main.tf:5:34-5:52",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		// A default is its own line; no tfvars sets it.
 		{"--tp-size", "1", []string{
 			"testdata/deployment/variables.tf:19:13-19:14",
-			"testdata/deployment/main.tf:7:18-7:26",
-			"testdata/deployment/main.tf:29:28-29:38",
+			"reference testdata/deployment/main.tf:7:18-7:26",
+			"reference testdata/deployment/main.tf:29:28-29:38",
 		}},
 		// A literal of concat's second argument points at itself.
 		{"--host", "0.0.0.0", []string{"testdata/deployment/main.tf:29:52-29:59"}},
@@ -258,10 +259,10 @@ func TestHelmReleaseRequest(t *testing.T) {
 	}
 	// Line 3 of the document, "maxTotalTokens": 65536, columns 21-26.
 	doc := got.Values[0].File
-	if sp := got.Values[0].Origin(deploy.Span{File: doc, Line: 3, Col: 21, EndLine: 3, EndCol: 26}); at("", sp) != d+"terraform.tfvars:1:20-1:25" {
+	if sp := got.Values[0].Locate(deploy.Span{File: doc, Line: 3, Col: 21, EndLine: 3, EndCol: 26}); at("", sp) != d+"terraform.tfvars:1:20-1:25" {
 		t.Errorf("origin of maxTotalTokens: %s", at("", sp))
 	}
-	if sp := got.Values[1].Origin(deploy.Span{File: got.Values[1].File, Line: 2, Col: 13, EndLine: 2, EndCol: 15}); at("", sp) != d+"main.tf:24:17-24:19" {
+	if sp := got.Values[1].Locate(deploy.Span{File: got.Values[1].File, Line: 2, Col: 13, EndLine: 2, EndCol: 15}); at("", sp) != d+"main.tf:24:17-24:19" {
 		t.Errorf("origin of the heredoc's pageSize: %s", at("", sp))
 	}
 	if s := got.Set[0]; s.Expr != "replicas=2" || s.String || at("", s.Span) != d+"main.tf:30:13-30:14" {

@@ -59,7 +59,7 @@ func (m *module) inputs() {
 		if v.def != nil {
 			val, ds := v.def.Value(nil)
 			m.diags(ds)
-			m.setVar(v, m.inputSites(v.def, val, nil), m.fs.span(v.def.Range()), "")
+			m.setVar(v, m.inputSites(v.def, val, deploy.StepVariableDefault, nil), m.fs.span(v.def.Range()), "")
 			continue
 		}
 		s := &site{f: m.fs[v.decl.File], ref: "var." + name, unknown: "var." + name, input: true}
@@ -91,9 +91,9 @@ func offsetOf(f *file, line, col int) int {
 }
 
 // inputSites gives the leaves of a variable's value their sites: each leaf
-// points where it was written and, when via is set, goes on to the
-// variable's declaration.
-func (m *module) inputSites(e hcl.Expression, val cty.Value, via []deploy.Span) cty.Value {
+// points where it was written (a step of the given kind) and, when via is
+// set, goes on to the variable's declaration.
+func (m *module) inputSites(e hcl.Expression, val cty.Value, kind deploy.StepKind, via deploy.Origin) cty.Value {
 	val = m.syntactic(e, val, nil, "", true)
 	return transformLeaves(val, func(leaf cty.Value) cty.Value {
 		ss := sitesOf(leaf)
@@ -102,7 +102,8 @@ func (m *module) inputSites(e hcl.Expression, val cty.Value, via []deploy.Span) 
 		}
 		c := *ss[0]
 		c.input = true
-		c.via = append(copySpans(via), c.via...)
+		c.kind = kind
+		c.via = append(copyOrigin(via), c.via...)
 		return withSite(leaf, &c)
 	})
 }
@@ -156,7 +157,7 @@ func (m *module) environment() {
 		if v == nil {
 			continue
 		}
-		s := &site{f: m.fs[v.decl.File], input: true}
+		s := &site{f: m.fs[v.decl.File], kind: deploy.StepEnv, input: true}
 		s.start, s.end = m.declRange(v)
 		var val cty.Value
 		if v.ty == cty.DynamicPseudoType || v.ty.IsPrimitiveType() {
@@ -232,7 +233,7 @@ func (m *module) varFile(p string) {
 		if ds.HasErrors() {
 			continue
 		}
-		m.setVar(v, m.inputSites(a.Expr, val, []deploy.Span{v.decl}), m.fs.span(a.Expr.Range()), "")
+		m.setVar(v, m.inputSites(a.Expr, val, deploy.StepTFVars, deploy.Origin{deploy.At(deploy.StepVariable, v.decl)}), m.fs.span(a.Expr.Range()), "")
 	}
 }
 

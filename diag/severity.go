@@ -1,4 +1,4 @@
-package rules
+package diag
 
 import (
 	"fmt"
@@ -58,10 +58,10 @@ func (s Severity) Valid() bool { return s >= SeverityInfo && s <= SeverityCritic
 // behind --fail-on.
 func (s Severity) AtLeast(threshold Severity) bool { return s >= threshold }
 
-// Level is the finding's severity. A finding built by the engine always has
-// a valid one; anything else ranks below info.
-func (f Finding) Level() Severity {
-	s, err := ParseSeverity(f.Severity)
+// Level is the finding's severity. A finding built by the rules engine
+// always has a valid one; anything else (an input error) ranks below info.
+func (d Diagnostic) Level() Severity {
+	s, err := ParseSeverity(d.Severity)
 	if err != nil {
 		return 0
 	}
@@ -69,11 +69,11 @@ func (f Finding) Level() Severity {
 }
 
 // AtLeast reports whether the finding is as severe as threshold or more.
-func (f Finding) AtLeast(threshold Severity) bool { return f.Level().AtLeast(threshold) }
+func (d Diagnostic) AtLeast(threshold Severity) bool { return d.Level().AtLeast(threshold) }
 
 // MaxSeverity returns the most severe level among findings, or 0 when there
 // are none.
-func MaxSeverity(findings []Finding) Severity {
+func MaxSeverity(findings []Diagnostic) Severity {
 	var top Severity
 	for _, f := range findings {
 		top = max(top, f.Level())

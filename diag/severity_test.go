@@ -1,6 +1,10 @@
-package rules
+package diag
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
 
 func TestParseSeverity(t *testing.T) {
 	tests := []struct {
@@ -50,7 +54,7 @@ func TestSeverityOrder(t *testing.T) {
 }
 
 func TestFindingThreshold(t *testing.T) {
-	findings := []Finding{{Severity: "low"}, {Severity: "high"}, {Severity: "info"}}
+	findings := []Diagnostic{{Rule: "KV1", Severity: "low"}, {Rule: "KV2", Severity: "high"}, {Rule: "KV3", Severity: "info"}}
 	if got := MaxSeverity(findings); got != SeverityHigh {
 		t.Errorf("MaxSeverity = %v, want high", got)
 	}
@@ -60,7 +64,23 @@ func TestFindingThreshold(t *testing.T) {
 	if !findings[1].AtLeast(SeverityHigh) || findings[0].AtLeast(SeverityMedium) {
 		t.Error("AtLeast disagrees with the order")
 	}
-	if (Finding{Severity: "bogus"}).AtLeast(SeverityInfo) {
+	if (Diagnostic{Rule: "KV1", Severity: "bogus"}).AtLeast(SeverityInfo) {
 		t.Error("a finding with an unknown severity passes --fail-on info")
+	}
+}
+
+// An input error has no rule and no severity: no --fail-on threshold
+// counts it as a finding (it sets exit 3 on its own).
+func TestInputErrorIsNoFinding(t *testing.T) {
+	e := Errorf(deploy.Span{File: "x.yaml", Line: 2, Col: 3}, "cannot parse %s", "this")
+	if !e.IsInputError() || e.Level() != 0 || e.AtLeast(SeverityInfo) {
+		t.Errorf("input error %+v: IsInputError %v, level %v", e, e.IsInputError(), e.Level())
+	}
+	if e.Error() != "x.yaml:2:3: cannot parse this" {
+		t.Errorf("Error() = %q", e.Error())
+	}
+	f := Diagnostic{Rule: "KV101", Severity: "high"}
+	if f.IsInputError() {
+		t.Error("a finding is an input error")
 	}
 }
