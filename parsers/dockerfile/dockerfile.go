@@ -17,6 +17,7 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/source"
 )
 
 // arg is one word of an argv: its value, and the file offset of each byte
@@ -49,7 +50,7 @@ type stage struct {
 type parser struct {
 	name   string
 	data   []byte
-	lines  shell.Lines
+	lines  *source.Index
 	escape byte
 	meta   vars // ARGs before the first FROM, visible to FROM lines
 	stages []*stage

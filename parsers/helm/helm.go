@@ -29,6 +29,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found in a chart.
@@ -48,6 +49,9 @@ type Release struct {
 	Values []Values
 	// Set are applied in order after Values (helm's --set, Terraform's set).
 	Set []Set
+	// Files, when set, receives the chart's files and the values files
+	// read from disk, for the reporters to quote; nil keeps none.
+	Files *source.Set
 }
 
 // Values is one values document.
