@@ -8,7 +8,7 @@ import (
 
 // srv builds a server for the grouping tests: name, source, file and role,
 // then flags as name/value pairs.
-func srv(name, source, file string, role Role, args ...string) *Server {
+func srv(name string, source Source, file string, role Role, args ...string) *Server {
 	s := &Server{Name: name, Source: source, Span: Span{File: file, Line: 1, Col: 1}, Role: role, Args: map[string]Value{}, Engine: EngineSGLang}
 	if role == RoleRouter {
 		s.Engine = EngineSGLangRouter

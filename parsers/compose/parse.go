@@ -16,7 +16,7 @@ import (
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "compose"
+const Source = deploy.SourceCompose
 
 // Parse returns the servers launched by the services of the compose file
 // name. read resolves files beside the compose file; the .env file compose

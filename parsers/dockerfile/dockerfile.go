@@ -535,7 +535,7 @@ func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", p.name, c.Span.Line)
-		s.Source = "dockerfile"
+		s.Source = deploy.SourceDockerfile
 		s.Image = st.image
 		servers = append(servers, s)
 	}

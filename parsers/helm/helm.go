@@ -33,7 +33,7 @@ import (
 )
 
 // Source is the value of deploy.Server.Source for servers found in a chart.
-const Source = "helm"
+const Source = deploy.SourceHelm
 
 // Release is one rendering of a chart: what `helm template NAME CHART -n NS
 // -f ... --set ...` is given.

@@ -33,7 +33,7 @@ import (
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "kubernetes"
+const Source = deploy.SourceKubernetes
 
 // Limits that keep hostile input cheap. Real manifests nest a pod template
 // fewer than 15 levels deep and hold a few thousand nodes.

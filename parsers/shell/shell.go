@@ -105,7 +105,7 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
-		s.Source = "shell"
+		s.Source = deploy.SourceShell
 		servers = append(servers, s)
 	}
 	return servers, errs

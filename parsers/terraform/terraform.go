@@ -46,7 +46,7 @@ import (
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "terraform"
+const Source = deploy.SourceTerraform
 
 // Options are the settings a run applies to every module it checks.
 type Options struct {
