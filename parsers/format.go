@@ -124,7 +124,7 @@ func (dockerfileFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (dockerfileFormat) Parse(in Input) Parsed {
-	return serversOnly(dockerfile.Parse(in.File.Path, in.Source.Data, in.Read))
+	return serversOnly(dockerfile.ParseFile(in.Source, in.Read))
 }
 
 type composeFormat struct{}
@@ -138,7 +138,7 @@ func (composeFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (composeFormat) Parse(in Input) Parsed {
-	return serversOnly(compose.Parse(in.File.Path, in.Source.Data, in.Read))
+	return serversOnly(compose.ParseFile(in.Source, in.Read))
 }
 
 // templateFormat is a Helm template met without its chart being rendered
@@ -183,7 +183,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifest(in.File.Path, in.Source.Data, in.Read)
+	m := k8s.ParseManifestFile(in.Source, in.Read)
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 
@@ -224,7 +224,7 @@ func (shellFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (shellFormat) Parse(in Input) Parsed {
-	return serversOnly(shell.Parse(in.File.Path, in.Source.Data, in.Read))
+	return serversOnly(shell.ParseFile(in.Source, in.Read))
 }
 
 // helmFormat renders a chart directory or archive as each of its releases.

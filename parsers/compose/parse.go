@@ -13,6 +13,7 @@ import (
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
@@ -22,7 +23,12 @@ const Source = deploy.SourceCompose
 // name. read resolves files beside the compose file; the .env file compose
 // interpolates from is read through it when present.
 func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	src := yamlsrc.NewSource(name, data)
+	return ParseFile(source.NewFile(name, data, source.SyntaxYAML), read)
+}
+
+// ParseFile is Parse for a file of the run's set, whose line index it uses.
+func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
+	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs}
 	for _, d := range docs {
