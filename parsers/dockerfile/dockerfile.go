@@ -100,7 +100,7 @@ func analyseLines(name string, data []byte, lines *source.Index) (p *parser, fin
 }
 
 func (p *parser) parse() {
-	lines := splitLines(p.data)
+	lines := splitLines(p.data, p.lines)
 	p.directives(lines)
 	logical, lerrs := logicalLines(lines, p.escape, func(l logical, after []physical) (int, error) {
 		docs := heredocs(splitInstruction(l, p.escape), p.escape)
