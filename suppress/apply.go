@@ -165,7 +165,7 @@ func scanPath(path string, syntax source.Syntax, sources *source.Set) []*suppres
 		// of a large repository are not worth tokenizing.
 		return nil
 	}
-	return scanFile(path, syntax, f.Data)
+	return scanFile(path, f, syntax)
 }
 
 // configSuppressions turns the ignore entries into suppressions matching

@@ -27,9 +27,9 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		data := []byte(src)
-		lines := len(splitLines(data))
+		lines := len(textLines(source.NewIndex(data, source.LF)))
 		for _, format := range []source.Syntax{source.SyntaxOther, source.SyntaxShell, source.SyntaxDockerfile, source.SyntaxYAML, source.SyntaxHCL} {
-			for _, s := range scanFile("f", format, data) {
+			for _, s := range scanFile("f", source.NewFile("f", data, format), format) {
 				if s.span.Line < 1 || s.span.Col < 1 || s.span.EndLine < s.span.Line {
 					t.Fatalf("format %d: suppression at %+v", format, s.span)
 				}

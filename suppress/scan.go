@@ -56,19 +56,22 @@ func (s *suppression) covers(rule string) bool {
 }
 
 // scanFile finds the suppressions written in one file.
-func scanFile(file string, syntax source.Syntax, data []byte) []*suppression {
+// The text and its lines come from f, the file the run's set holds under
+// the name file.
+func scanFile(file string, f *source.File, syntax source.Syntax) []*suppression {
+	lines := textLines(f.Index(source.LF))
 	var lay *layout
 	switch syntax {
 	case source.SyntaxShell:
-		lay = scanShell(data)
+		lay = scanShell(f.Data, lines)
 	case source.SyntaxDockerfile:
-		lay = scanDockerfile(data)
+		lay = scanDockerfile(lines)
 	case source.SyntaxYAML:
-		lay = scanYAML(data)
+		lay = scanYAML(lines)
 	case source.SyntaxHCL:
-		lay = scanHCL(data)
+		lay = scanHCL(lines)
 	default:
-		lay = scanHashLines(data)
+		lay = scanHashLines(lines)
 	}
 	var out []*suppression
 	for _, c := range lay.comments {
@@ -97,7 +100,7 @@ func scanFile(file string, syntax source.Syntax, data []byte) []*suppression {
 		out = append(out, s)
 	}
 	if syntax == source.SyntaxYAML {
-		out = append(out, scanAnnotations(file, data, lay)...)
+		out = append(out, scanAnnotations(file, f, lay)...)
 	}
 	return out
 }

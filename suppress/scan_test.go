@@ -11,7 +11,7 @@ import (
 // found describes the suppressions of src compactly: "kind RULES from-to reason".
 func found(format source.Syntax, src string) []string {
 	var out []string
-	for _, s := range scanFile("f", format, []byte(src)) {
+	for _, s := range scanFile("f", source.NewFile("f", []byte(src), format), format) {
 		d := fmt.Sprintf("%s %s %d-%d %s", s.kind, strings.Join(s.rules, ","), s.from, s.to, s.reason)
 		if s.problem != "" {
 			d = s.kind + " problem: " + s.problem
@@ -198,4 +198,20 @@ run # kvlint:ignore KV101 -- r
 		"inline problem: kvlint:ignore names no rule: write kvlint:ignore KV101 -- reason (kvlint:ignore-file silences a whole file)",
 		"inline KV101 2-2 r",
 	})
+}
+
+func TestTextLines(t *testing.T) {
+	for text, want := range map[string][]string{
+		"":           {},
+		"a":          {"a"},
+		"a\n":        {"a"},
+		"a\r\nb":     {"a", "b"},
+		"a\n\n":      {"a", ""},
+		"a\r\r\nb\r": {"a\r", "b"}, // one trailing CR of a line goes
+	} {
+		got := textLines(source.NewIndex([]byte(text), source.LF))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("textLines(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
