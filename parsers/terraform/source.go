@@ -15,10 +15,6 @@ type file struct {
 	lines *source.Index // lines end at \n, as HCL counts them
 }
 
-func newFile(name string, data []byte) *file {
-	return fromSource(source.NewFile(name, data, source.SyntaxOf(name)))
-}
-
 func fromSource(sf *source.File) *file {
 	return &file{name: sf.Name, data: sf.Data, lines: sf.Index(source.LF)}
 }
@@ -36,12 +32,9 @@ func (m *module) keep(name string, data []byte) *source.File {
 	return sf
 }
 
-// pos converts a byte offset to a 1-based line and byte column. HCL counts
-// columns in grapheme clusters; kvlint's spans count bytes, so every HCL
-// position is converted through its Byte offset.
-func (f *file) pos(off int) (line, col int) { return f.lines.Pos(off) }
-
-// span is the span of bytes [start, end).
+// span is the span of bytes [start, end). HCL counts columns in grapheme
+// clusters; kvlint's spans count bytes, so every HCL position is converted
+// through its Byte offset.
 func (f *file) span(start, end int) deploy.Span { return f.lines.Span(f.name, start, end) }
 
 // offsetOf converts a 1-based line and byte column of f to an offset: 0 for
