@@ -9,6 +9,7 @@ import (
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Result is everything one run learned, in a deterministic order.
@@ -24,6 +25,9 @@ type Result struct {
 	// tenancy and isolation in force for each (deploy.Group).
 	Deployments []deploy.Deployment
 	Errors      []*diag.Diagnostic
+	// Files holds the text of every file the run read, for the reporters
+	// to quote; a span whose file is not in it is quoted nowhere.
+	Files *source.Set
 	// ExpectedConcurrency is the number of concurrent requests the run's
 	// configuration declares (.kvlint.yaml expected_concurrency); 0 when it
 	// declares none.

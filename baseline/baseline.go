@@ -28,6 +28,7 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/jsonpos"
 	"github.com/kvlint/kvlint/internal/limits"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Version is the version of the file format this package writes and reads.
@@ -61,9 +62,9 @@ type key struct {
 
 // Build records the findings that are not suppressed otherwise. servers are
 // the run's servers, which findings name by index.
-func Build(findings []diag.Diagnostic, servers []*deploy.Server) *File {
+func Build(findings []diag.Diagnostic, servers []*deploy.Server, files *source.Set) *File {
 	f := &File{Version: Version, Tool: "kvlint", Findings: []Entry{}}
-	fp := newFingerprinter(servers)
+	fp := newFingerprinter(servers, files)
 	for i := range findings {
 		fd := &findings[i]
 		if fd.Suppression != nil {
@@ -126,12 +127,12 @@ func Parse(name string, data []byte) (*File, error) {
 // "baseline"; path names the file in the suppression) and returns how many
 // it marked. Findings suppressed otherwise are passed over, as Build passes
 // over them, so occurrences count the same population.
-func (b *File) Apply(findings []diag.Diagnostic, servers []*deploy.Server, path string) int {
+func (b *File) Apply(findings []diag.Diagnostic, servers []*deploy.Server, files *source.Set, path string) int {
 	known := map[key]bool{}
 	for _, e := range b.Findings {
 		known[key{e.Fingerprint, e.Occurrence}] = true
 	}
-	fp := newFingerprinter(servers)
+	fp := newFingerprinter(servers, files)
 	n := 0
 	for i := range findings {
 		f := &findings[i]
@@ -150,15 +151,16 @@ func (b *File) Apply(findings []diag.Diagnostic, servers []*deploy.Server, path 
 	return n
 }
 
-// fingerprinter computes keys, counting occurrences, and caches file lines.
+// fingerprinter computes keys, counting occurrences; the lines come from
+// the run's file set.
 type fingerprinter struct {
 	servers []*deploy.Server
+	files   *source.Set
 	seen    map[string]int
-	lines   map[string][]string
 }
 
-func newFingerprinter(servers []*deploy.Server) *fingerprinter {
-	return &fingerprinter{servers: servers, seen: map[string]int{}, lines: map[string][]string{}}
+func newFingerprinter(servers []*deploy.Server, files *source.Set) *fingerprinter {
+	return &fingerprinter{servers: servers, files: files, seen: map[string]int{}}
 }
 
 func (p *fingerprinter) key(f *diag.Diagnostic) key {
@@ -182,19 +184,17 @@ func (p *fingerprinter) server(i int) string {
 	return strings.TrimSuffix(s.Name, fmt.Sprintf(":%d", s.Span.Line))
 }
 
-// line is the trimmed text of a line of a file, "" when it can't be read.
+// line is the text of a line of a file, blanks around it (a CRLF file's
+// "\r" too) trimmed: "" when the run did not read the file or it has no
+// such line. Lines end at "\n" (source.LF), so a fingerprint does not
+// change with how the file was read.
 func (p *fingerprinter) line(file string, n int) string {
-	lines, ok := p.lines[file]
-	if !ok {
-		if data, err := os.ReadFile(file); err == nil {
-			lines = strings.Split(string(data), "\n")
-		}
-		p.lines[file] = lines
-	}
-	if n < 1 || n > len(lines) {
+	f := p.files.File(file)
+	if f == nil {
 		return ""
 	}
-	return strings.TrimSpace(lines[n-1])
+	text, _ := f.Index(source.LF).Line(n)
+	return strings.TrimSpace(string(text))
 }
 
 // normalizePath makes paths comparable between runs and systems:

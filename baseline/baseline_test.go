@@ -9,10 +9,56 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 func at(rule, file string, line int, server int, arg string) diag.Diagnostic {
 	return diag.Diagnostic{Rule: rule, Severity: "high", Message: rule + " message", Span: deploy.Span{File: file, Line: line, Col: 3}, Server: server, Arg: arg}
+}
+
+// held is the run's file set after reading paths.
+func held(t *testing.T, paths ...string) *source.Set {
+	t.Helper()
+	files := source.NewSet()
+	for _, p := range paths {
+		if _, err := files.Read(p, source.SyntaxOf(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
+// The fingerprint takes the line's text from the run's file set: a file
+// changed on disk after the run read it, or one the run never read, does
+// not reach it.
+func TestFingerprintReadsTheRunsText(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.sh")
+	if err := os.WriteFile(file, []byte("--tp 2\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := at("KV402", file, 1, -1, "--tp-size")
+	files := held(t, file)
+	want := Build([]diag.Diagnostic{f}, nil, files).Findings[0].Fingerprint
+	if err := os.WriteFile(file, []byte("--tp 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Build([]diag.Diagnostic{f}, nil, files).Findings[0].Fingerprint; got != want {
+		t.Error("the fingerprint changed with the file on disk")
+	}
+	unread := Build([]diag.Diagnostic{f}, nil, source.NewSet()).Findings[0].Fingerprint
+	if unread == want {
+		t.Error("a file the run did not read was read")
+	}
+	if lf := Build([]diag.Diagnostic{f}, nil, held(t, file)).Findings[0].Fingerprint; lf == want {
+		t.Error("the fingerprint ignores the line's text")
+	}
+	if err := os.WriteFile(file, []byte("--tp 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if crlf := Build([]diag.Diagnostic{f}, nil, held(t, file)).Findings[0].Fingerprint; crlf != want {
+		t.Error("a CRLF line fingerprints unlike the same line with LF")
+	}
 }
 
 func TestRoundTripSurvivesLineShifts(t *testing.T) {
@@ -30,7 +76,7 @@ func TestRoundTripSurvivesLineShifts(t *testing.T) {
 	}
 	suppressed := at("KV103", file, 3, 0, "")
 	suppressed.Suppression = &diag.Suppression{Kind: "inline"}
-	b := Build(append(old, suppressed), servers)
+	b := Build(append(old, suppressed), servers, held(t, file))
 	if len(b.Findings) != 3 {
 		t.Fatalf("baseline holds %d findings, want 3 (the suppressed one left out)", len(b.Findings))
 	}
@@ -58,7 +104,7 @@ func TestRoundTripSurvivesLineShifts(t *testing.T) {
 		at("KV402", file, 6, 0, "--tp-size"),
 		at("KV101", file, 7, 1, "--max-total-tokens"),
 	}
-	if n := loaded.Apply(now, servers, path); n != 2 {
+	if n := loaded.Apply(now, servers, held(t, file), path); n != 2 {
 		t.Errorf("Apply matched %d, want 2", n)
 	}
 	for i, want := range []bool{true, true, false} {
@@ -78,12 +124,12 @@ func TestOccurrences(t *testing.T) {
 		t.Fatal(err)
 	}
 	two := []diag.Diagnostic{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x")}
-	b := Build(two, nil)
+	b := Build(two, nil, held(t, file))
 	if b.Findings[0].Fingerprint != b.Findings[1].Fingerprint || b.Findings[1].Occurrence != 2 {
 		t.Fatalf("entries %+v: want one fingerprint, occurrences 1 and 2", b.Findings)
 	}
 	three := []diag.Diagnostic{at("KV401", file, 1, -1, "--x"), at("KV401", file, 2, -1, "--x"), at("KV401", file, 3, -1, "--x")}
-	if n := b.Apply(three, nil, "b.json"); n != 2 || three[2].Suppression != nil {
+	if n := b.Apply(three, nil, held(t, file), "b.json"); n != 2 || three[2].Suppression != nil {
 		t.Errorf("matched %d; the third equal finding must be new", n)
 	}
 }
@@ -96,7 +142,9 @@ func TestFingerprintParts(t *testing.T) {
 	}
 	servers := []*deploy.Server{{Name: "decode"}, {Name: "prefill"}}
 	base := at("KV101", file, 1, 0, "--a")
-	fp := func(f diag.Diagnostic) string { return Build([]diag.Diagnostic{f}, servers).Findings[0].Fingerprint }
+	fp := func(f diag.Diagnostic) string {
+		return Build([]diag.Diagnostic{f}, servers, held(t, file)).Findings[0].Fingerprint
+	}
 	same := base
 	same.Span.Col, same.Message, same.Severity = 9, "reworded", "low"
 	if fp(same) != fp(base) {

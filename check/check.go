@@ -17,6 +17,7 @@ import (
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Options are the settings of one run. Fields left zero fall back to the
@@ -62,15 +63,18 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	files, errs := parsers.Discover(opt.Paths, ig)
 	releases := helmReleases(cfg, opt)
 	files = withoutRenderedValues(files, releases)
-	res := &analysis.Result{Errors: errs, ExpectedConcurrency: cfg.ExpectedConcurrency}
-	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases})
+	// Every file the run reads goes into one set, which the result
+	// carries to the reporters: the configuration, then what parsing reads.
+	sources := source.NewSet()
+	if cfg.Path != "" && cfg.Text != nil {
+		sources.Add(source.NewFile(cfg.Path, cfg.Text, source.SyntaxYAML))
+	}
+	res := &analysis.Result{Errors: errs, ExpectedConcurrency: cfg.ExpectedConcurrency, Files: sources}
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
-	// Taken out now so that nothing holds parsed (its Services) past the
-	// grouping: a use after the rules would keep it live through them.
-	unmarked := parsed.Unmarked
 
-	cfgs := newConfigTree(cfg, opt.NestedConfig)
+	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
 	parallel.For(len(res.Servers), func(i int) {
 		s := res.Servers[i]
@@ -96,7 +100,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 		return nil, err
 	}
 	res.Findings = findings
-	if err := suppressFindings(ctx, engine, res, files, unmarked, cfg, opt); err != nil {
+	if err := suppressFindings(ctx, engine, res, files, cfg, opt); err != nil {
 		return nil, err
 	}
 	sortErrors(res.Errors)

@@ -42,7 +42,7 @@ func TestPlaceholdersAreNeverNumbers(t *testing.T) {
 	}
 	sources := map[string]int{}
 	for i, s := range res.Servers {
-		sources[s.Source]++
+		sources[string(s.Source)]++
 		for _, name := range s.ArgNames() {
 			v := s.Args[name]
 			for _, m := range placeholderMarkers {

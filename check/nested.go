@@ -9,6 +9,8 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/limits"
+	"github.com/kvlint/kvlint/source"
 )
 
 // configTree answers "which .kvlint.yaml governs this file?" when a run
@@ -24,13 +26,15 @@ type configTree struct {
 	run    *config.Config
 	nested bool // false when --config named one file for everything
 
+	files *source.Set // receives the nested files read
+
 	mu    sync.Mutex
 	byDir map[string]*config.Config // directory → governing configuration
 	errs  []*diag.Diagnostic
 }
 
-func newConfigTree(run *config.Config, nested bool) *configTree {
-	return &configTree{run: run, nested: nested, byDir: map[string]*config.Config{}}
+func newConfigTree(run *config.Config, nested bool, files *source.Set) *configTree {
+	return &configTree{run: run, nested: nested, files: files, byDir: map[string]*config.Config{}}
 }
 
 // forFile is the configuration that governs file.
@@ -66,7 +70,7 @@ func (t *configTree) forDir(dir string) *config.Config {
 			c = t.forDir(parent)
 		}
 	case !t.isRun(p):
-		if loaded, err := config.Load(relative(p)); err == nil {
+		if loaded, err := t.load(relative(p)); err == nil {
 			c = loaded
 		} else {
 			t.errs = append(t.errs, asError(p, err))
@@ -74,6 +78,16 @@ func (t *configTree) forDir(dir string) *config.Config {
 	}
 	t.byDir[dir] = c
 	return c
+}
+
+// load is config.Load reading through the run's file set, so that an error
+// in the file can be quoted.
+func (t *configTree) load(p string) (*config.Config, error) {
+	f, err := t.files.Read(p, source.SyntaxYAML)
+	if err != nil {
+		return nil, diag.Errorf(deploy.Span{File: p}, "%s", limits.Describe(err))
+	}
+	return config.FromText(p, f.Data)
 }
 
 func (t *configTree) isRun(p string) bool {

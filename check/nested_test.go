@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
 )
 
 func TestConfigTreeNearestFileGoverns(t *testing.T) {
@@ -24,7 +25,7 @@ func TestConfigTreeNearestFileGoverns(t *testing.T) {
 		return &deploy.Server{Span: deploy.Span{File: filepath.Join(root, dir, "deep", "pod.yaml"), Line: 1}}
 	}
 
-	tree := newConfigTree(run, true)
+	tree := newConfigTree(run, true, source.NewSet())
 	if got := tree.forServers([]*deploy.Server{server("a")}); got.Tenancy != deploy.TenancySingle {
 		t.Errorf("a/deep governed by %+v, want a/.kvlint.yaml", got)
 	}
@@ -36,14 +37,14 @@ func TestConfigTreeNearestFileGoverns(t *testing.T) {
 		t.Errorf("a mixed deployment is governed by %+v, want the run's configuration", got)
 	}
 	// --config turns the lookup off.
-	if got := newConfigTree(run, false).forFile(server("a").Span.File); got != run {
+	if got := newConfigTree(run, false, source.NewSet()).forFile(server("a").Span.File); got != run {
 		t.Errorf("with --config, a/deep is governed by %+v, want the run's configuration", got)
 	}
 	// A broken nested file is an input error, and the run's configuration applies.
 	if err := os.WriteFile(filepath.Join(root, "b", config.FileName), []byte("tennancy: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fresh := newConfigTree(run, true)
+	fresh := newConfigTree(run, true, source.NewSet())
 	if got := fresh.forFile(server("b").Span.File); got != run || len(fresh.errs) != 1 {
 		t.Errorf("broken nested file: got %+v, errors %v", got, fresh.errs)
 	}

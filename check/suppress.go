@@ -12,6 +12,7 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/source"
 	"github.com/kvlint/kvlint/suppress"
 )
 
@@ -20,13 +21,14 @@ import (
 // baseline silence, and adds the KV00x findings about the suppressions
 // themselves. Nothing is dropped: reporters and the exit code skip findings
 // whose Suppression is set.
-func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.Result, files []parsers.File, unmarked []bool, cfg *config.Config, opt Options) error {
+func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.Result, files []parsers.File, cfg *config.Config, opt Options) error {
 	facts := suppress.Apply(res.Findings, suppress.Options{
-		Files:  suppressFiles(files, unmarked),
-		Config: cfg,
-		Now:    opt.Now,
-		Errors: res.Errors,
-		IsRule: func(id string) bool { _, ok := engine.Rule(id); return ok },
+		Files:   suppressFiles(files, res.Files),
+		Sources: res.Files,
+		Config:  cfg,
+		Now:     opt.Now,
+		Errors:  res.Errors,
+		IsRule:  func(id string) bool { _, ok := engine.Rule(id); return ok },
 	})
 	about, err := engine.EvaluateSuppressions(ctx, facts)
 	if err != nil {
@@ -42,7 +44,7 @@ func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.R
 		)
 	})
 	if opt.Baseline != nil {
-		opt.Baseline.Apply(res.Findings, res.Servers, opt.BaselinePath)
+		opt.Baseline.Apply(res.Findings, res.Servers, res.Files, opt.BaselinePath)
 	}
 	return nil
 }
@@ -52,15 +54,15 @@ func suppressFindings(ctx context.Context, engine *rules.Engine, res *analysis.R
 const maxSuppressFiles = 2000
 
 // suppressFiles lists the files whose suppressions are read: every file the
-// run checked (those the parse found unmarked are marked so, and not read
-// again: on a large repository that is most files), and for an input that
-// is a directory (a chart, a module), the files in it that have comments
-// kvlint can read.
-func suppressFiles(files []parsers.File, unmarked []bool) []suppress.File {
+// run checked, with the syntax its parser classified it by, and for an input
+// that is a directory (a chart, a module), the files in it that have
+// comments kvlint can read — those the parser read with the syntax it gave
+// them, the others (a file the chart ignores, a module's examples) by name.
+func suppressFiles(files []parsers.File, sources *source.Set) []suppress.File {
 	var out []suppress.File
-	for i, f := range files {
+	for _, f := range files {
 		if f.Kind != parsers.KindHelm && f.Kind != parsers.KindTerraform {
-			out = append(out, suppress.File{Path: f.Path, Format: formatOf(f), Unmarked: i < len(unmarked) && unmarked[i]})
+			out = append(out, suppress.File{Path: f.Path, Syntax: f.Kind.Syntax()})
 			continue
 		}
 		n := 0
@@ -74,24 +76,16 @@ func suppressFiles(files []parsers.File, unmarked []bool) []suppress.File {
 				}
 				return nil
 			}
-			if format := suppress.FormatOf(p); format != suppress.FormatOther {
-				out = append(out, suppress.File{Path: p, Format: format})
+			syntax := source.SyntaxOf(p)
+			if held := sources.File(p); held != nil {
+				syntax = held.Syntax
+			}
+			if syntax != source.SyntaxOther {
+				out = append(out, suppress.File{Path: p, Syntax: syntax})
 				n++
 			}
 			return nil
 		})
 	}
 	return out
-}
-
-func formatOf(f parsers.File) suppress.Format {
-	switch f.Kind {
-	case parsers.KindShell:
-		return suppress.FormatShell
-	case parsers.KindDockerfile:
-		return suppress.FormatDockerfile
-	case parsers.KindCompose, parsers.KindKubernetes:
-		return suppress.FormatYAML
-	}
-	return suppress.FormatOf(f.Path)
 }

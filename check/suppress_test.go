@@ -66,7 +66,7 @@ func TestRunAppliesSuppressions(t *testing.T) {
 	}
 
 	// A baseline of this run silences the rest on the next one.
-	b := baseline.Build(res.Findings, res.Servers)
+	b := baseline.Build(res.Findings, res.Servers, res.Files)
 	again, err := Run(context.Background(), engine, Options{Paths: []string{dir}, Config: cfg, GPU: "H100-80GB",
 		Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Baseline: b, BaselinePath: "base.json"})
 	if err != nil {

@@ -56,6 +56,9 @@ type Config struct {
 	// its directory, against which relative paths in it resolve.
 	Path string `yaml:"-"`
 	Dir  string `yaml:"-"`
+	// Text is the file's content, kept so that the reporters can quote it
+	// without reading it again.
+	Text []byte `yaml:"-"`
 }
 
 // Find looks for .kvlint.yaml in dir and its parents and loads the first one.
@@ -88,12 +91,18 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, diag.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}
+	return FromText(path, data)
+}
+
+// FromText is Load for a file already read: data is the content of path.
+func FromText(path string, data []byte) (*Config, error) {
 	c, err := Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
 	c.Path = path
 	c.Dir = filepath.Dir(path)
+	c.Text = data
 	return c, nil
 }
 

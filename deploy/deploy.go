@@ -115,7 +115,7 @@ type Server struct {
 	// container when a pod has several), the compose service, or, for a script
 	// or Dockerfile, "file:line".
 	Name   string `json:"name"`
-	Source string `json:"source"` // the parser that found it: shell, dockerfile, compose, kubernetes
+	Source Source `json:"source"` // the format it was found in
 	// Span covers the launch command (the program word).
 	Span Span `json:"span"`
 	// Args maps canonical flag names ("--tp-size") to the value in force: the

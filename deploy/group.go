@@ -97,7 +97,7 @@ func (g *grouping) union(a, b int) {
 func (g *grouping) unionObjects() {
 	first := map[string]int{}
 	for i, s := range g.servers {
-		if !kubeLike(s) {
+		if !s.Source.InCluster() {
 			continue
 		}
 		key := s.Span.File + "\x00" + s.Namespace + "\x00" + objectName(s)
@@ -139,7 +139,7 @@ func (g *grouping) unionOrphanPD() {
 		}
 	}
 	for i, s := range g.servers {
-		if !orphan(i) || !kubeLike(s) {
+		if !orphan(i) || !s.Source.InCluster() {
 			continue
 		}
 		app := s.Labels["app.kubernetes.io/instance"]
@@ -203,7 +203,7 @@ func pdRouter(s *Server) bool {
 func deploymentName(servers []*Server) string {
 	var names []string
 	for _, s := range servers {
-		if kubeLike(s) || s.Source == "compose" {
+		if s.Source.NamedByObject() {
 			names = append(names, objectName(s))
 		}
 	}
@@ -239,7 +239,7 @@ func deploymentName(servers []*Server) string {
 func composeProject(servers []*Server) string {
 	file := servers[0].Span.File
 	for _, s := range servers {
-		if s.Source != "compose" || s.Span.File != file {
+		if !s.Source.InCompose() || s.Span.File != file {
 			return ""
 		}
 	}
@@ -305,13 +305,6 @@ func objectName(s *Server) string {
 		n = n[:i]
 	}
 	return n
-}
-
-// kubeLike reports a server that runs in a Kubernetes pod: found in a
-// manifest, or in one rendered from a chart or a Terraform module. Scripts,
-// Dockerfiles and compose files name their servers file:line or by service.
-func kubeLike(s *Server) bool {
-	return s.Source != "shell" && s.Source != "dockerfile" && s.Source != "compose"
 }
 
 // sameDir reports whether two files are in one directory.

@@ -14,7 +14,7 @@ import (
 // router's by sglang_router.launch_router, so its routes are the engine's).
 // A value is split into words at spaces; "true" for a flag that takes no
 // value means the flag alone; a value starting with "$(" is a placeholder.
-func srv(name, source, file string, role deploy.Role, args ...string) *deploy.Server {
+func srv(name string, source deploy.Source, file string, role deploy.Role, args ...string) *deploy.Server {
 	prog := engine.SGLangServer
 	if role == deploy.RoleRouter {
 		prog = engine.SGLangRouter

@@ -137,7 +137,7 @@ func (g *grouping) byService(router *Server, name, ns string, services []Service
 		}
 		matched = true
 		for _, s := range g.servers {
-			if s != router && s.Role != RoleRouter && kubeLike(s) &&
+			if s != router && s.Role != RoleRouter && s.Source.InCluster() &&
 				sameNamespace(s.Namespace, svc.Namespace) && hasLabels(s.Labels, svc.Selector) && !slices.Contains(found, s) {
 				found = append(found, s)
 			}
@@ -181,13 +181,12 @@ func (g *grouping) byName(router *Server, name, ns string) []*Server {
 		if s == router || s.Role == RoleRouter || objectName(s) != name {
 			continue
 		}
-		switch s.Source {
-		case "compose":
+		switch {
+		case s.Source.InCompose():
 			if s.Span.File == router.Span.File {
 				found = append(found, s)
 			}
-		case "shell", "dockerfile":
-		default:
+		case s.Source.InCluster():
 			if sameNamespace(s.Namespace, ns) {
 				found = append(found, s)
 			}
@@ -237,7 +236,7 @@ func (g *grouping) bySelector(router *Server, l Link) []*Server {
 	}
 	var found []*Server
 	for _, s := range g.servers {
-		if s != router && s.Role != RoleRouter && kubeLike(s) && sameNamespace(s.Namespace, l.Namespace) && hasLabels(s.Labels, l.Selector) {
+		if s != router && s.Role != RoleRouter && s.Source.InCluster() && sameNamespace(s.Namespace, l.Namespace) && hasLabels(s.Labels, l.Selector) {
 			found = append(found, s)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Kind is a source format kvlint reads.
@@ -42,6 +43,15 @@ const (
 	// silently passed over, when it mentions an engine.
 	KindUnsupported Kind = "unsupported"
 )
+
+// Syntax is the comment syntax of the files of kind k, as its Format
+// classifies them (source.SyntaxOther for a kind no Format reads).
+func (k Kind) Syntax() source.Syntax {
+	if f := formatOf(k); f != nil {
+		return f.Syntax()
+	}
+	return source.SyntaxOther
+}
 
 // File is one file discovery chose, with the path as the user would write it
 // (relative paths stay relative to the working directory).
@@ -145,49 +155,21 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 }
 
 // classify decides a file's format from its name and, where the name is not
-// enough, its first bytes. explicit is true for a file named on the command
-// line, which is sniffed more eagerly.
+// enough, its first bytes: the first of formats that claims it decides.
+// explicit is true for a file named on the command line, which is sniffed
+// more eagerly.
 func classify(p string, explicit bool) (Kind, bool, error) {
-	name := path.Base(filepath.ToSlash(p))
-	lower := strings.ToLower(name)
-	ext := path.Ext(lower)
-	switch {
-	case lower == "dockerfile" || lower == "containerfile" ||
-		strings.HasPrefix(lower, "dockerfile.") || ext == ".dockerfile" || ext == ".containerfile":
-		return KindDockerfile, true, nil
-	case ext == ".sh" || ext == ".bash":
-		return KindShell, true, nil
-	case ext == ".yaml" || ext == ".yml":
-		if isComposeName(lower) {
-			return KindCompose, true, nil
-		}
-		if inChartTemplates(p) {
-			return unsupportedIfEngine(p)
-		}
-		if isBareValues(p, lower) {
-			return KindHelmValues, true, nil
-		}
-		return KindKubernetes, true, nil
-	case ext == ".tpl" && inChartTemplates(p):
-		return unsupportedIfEngine(p)
-	case ext == ".tf" || ext == ".tfvars":
-		return KindTerraform, true, nil
-	case ext == "":
-		head, err := readHead(p, 128)
+	c := newCandidate(p, explicit)
+	for _, f := range formats {
+		m, err := f.Detect(c)
 		if err != nil {
 			return "", false, err
 		}
-		if isShellShebang(head) {
-			return KindShell, true, nil
-		}
-	}
-	if explicit {
-		head, err := readHead(p, 128)
-		if err != nil {
-			return "", false, err
-		}
-		if isShellShebang(head) {
-			return KindShell, true, nil
+		switch m {
+		case Matched:
+			return f.Kind(), true, nil
+		case Declined:
+			return "", false, nil
 		}
 	}
 	return "", false, nil
@@ -222,17 +204,17 @@ func inChartTemplates(p string) bool {
 // unsupportedIfEngine keeps a file kvlint cannot analyse yet when it mentions
 // an engine it would check: reporting it is better than a clean run that never
 // looked.
-func unsupportedIfEngine(p string) (Kind, bool, error) {
+func unsupportedIfEngine(p string) (Match, error) {
 	data, err := readBounded(p)
 	if err != nil {
-		return "", false, err
+		return NoMatch, err
 	}
 	for _, w := range [][]byte{[]byte("sglang"), []byte("vllm")} {
 		if bytes.Contains(bytes.ToLower(data), w) {
-			return KindUnsupported, true, nil
+			return Matched, nil
 		}
 	}
-	return "", false, nil
+	return Declined, nil
 }
 
 func isShellShebang(head []byte) bool {
@@ -268,10 +250,6 @@ func readHead(p string, n int) ([]byte, error) {
 	}
 	return buf[:k], nil
 }
-
-// ReadFile reads a discovered file, refusing what is too large to be a
-// deployment file.
-func ReadFile(p string) ([]byte, error) { return readBounded(p) }
 
 func readBounded(p string) ([]byte, error) { return limits.ReadFile(p) }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -121,7 +123,7 @@ func TestIgnorePatterns(t *testing.T) {
 }
 
 func TestUnsupportedPointsAtTheEngine(t *testing.T) {
-	e := unsupported("chart/templates/lws.yaml", []byte("a: 1\nargs: [python3, -m, sglang.launch_server]\n"))
+	e := unsupported(source.NewFile("chart/templates/lws.yaml", []byte("a: 1\nargs: [python3, -m, sglang.launch_server]\n"), source.SyntaxYAML))
 	if e.Span.Line != 2 || e.Span.Col != 21 || e.Span.EndCol != 27 {
 		t.Errorf("span %+v, want 2:21-27", e.Span)
 	}

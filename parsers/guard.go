@@ -26,6 +26,7 @@ const maxMessageBytes = 2000
 // opt.FileTimeout becomes a *diag.Diagnostic at the file, and the other files
 // are still analysed.
 func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
+	opt = withFiles(opt)
 	p := guard(f, opt, func() Parsed {
 		s, e := parseWith(f, opt)
 		return Parsed{Servers: s, Errors: e}
@@ -36,7 +37,10 @@ func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 // ParseAllWith is ParseAll with settings from the command line, guarded as
 // ParseWith is.
 func ParseAllWith(f File, opt Options) Parsed {
-	return guard(f, opt, func() Parsed { return parseAllWith(f, opt) })
+	opt = withFiles(opt)
+	p := guard(f, opt, func() Parsed { return parseAllWith(f, opt) })
+	p.Files = opt.Files
+	return p
 }
 
 // guard runs parse on its own goroutine so that neither a panic nor a parse

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kvlint/kvlint/deploy"
-	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/helm"
 )
 
@@ -59,18 +57,14 @@ func parseHelm(f File, opt Options) Parsed {
 		releases = []helm.Release{{Chart: f.Path}}
 	}
 	var out Parsed
-	read := ReadBeside(filepath.Join(f.Path, "Chart.yaml"))
+	read := ReadBeside(filepath.Join(f.Path, "Chart.yaml"), opt.Files)
 	for _, r := range releases {
 		r.Chart = f.Path
+		r.Files = opt.Files
 		m := helm.RenderManifest(r, read)
 		out.Servers = append(out.Servers, m.Servers...)
 		out.Services = append(out.Services, m.Services...)
 		out.Errors = append(out.Errors, m.Errors...)
 	}
 	return out
-}
-
-// parseHelmValues checks a values file without its chart.
-func parseHelmValues(f File, data []byte) ([]*deploy.Server, []*diag.Diagnostic) {
-	return helm.ParseValues(f.Path, data)
 }

@@ -9,10 +9,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
-	"github.com/kvlint/kvlint/parsers/compose"
-	"github.com/kvlint/kvlint/parsers/dockerfile"
-	"github.com/kvlint/kvlint/parsers/k8s"
-	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Options are settings from the command line that reach the parsers.
@@ -29,6 +26,10 @@ type Options struct {
 	// FileTimeout bounds the time one file (a chart's render, a module's
 	// evaluation) may take; zero means DefaultFileTimeout.
 	FileTimeout time.Duration
+	// Files receives every file the parsers read, for the reporters and
+	// the suppression scanner; nil gives each parse a set of its own
+	// (Parsed.Files).
+	Files *source.Set
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors
@@ -40,31 +41,6 @@ func Parse(f File) ([]*deploy.Server, []*diag.Diagnostic) { return ParseWith(f, 
 func parseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 	p := parseAllWith(f, opt)
 	return p.Servers, p.Errors
-}
-
-// parseText parses a file kvlint reads whole, whose text is data.
-func parseText(f File, data []byte) Parsed {
-	read := ReadBeside(f.Path)
-	var s []*deploy.Server
-	var e []*diag.Diagnostic
-	switch f.Kind {
-	case KindShell:
-		s, e = shell.Parse(f.Path, data, read)
-	case KindDockerfile:
-		s, e = dockerfile.Parse(f.Path, data, read)
-	case KindCompose:
-		s, e = compose.Parse(f.Path, data, read)
-	case KindKubernetes:
-		m := k8s.ParseManifest(f.Path, data, read)
-		return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
-	case KindHelmValues:
-		s, e = parseHelmValues(f, data)
-	case KindUnsupported:
-		e = []*diag.Diagnostic{unsupported(f.Path, data)}
-	default:
-		e = []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}
-	}
-	return Parsed{Servers: s, Errors: e}
 }
 
 // ParseFiles parses files on every core and returns servers and errors in
@@ -82,7 +58,8 @@ func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*diag.Diagno
 
 // unsupported reports a Helm template or Terraform file that mentions an
 // engine, at the first mention, so the user sees what was not analysed.
-func unsupported(name string, data []byte) *diag.Diagnostic {
+func unsupported(f *source.File) *diag.Diagnostic {
+	name, data := f.Name, f.Data
 	what := "Terraform is not analysed yet"
 	if !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars") {
 		what = "Helm chart templates are not rendered yet"
@@ -96,25 +73,27 @@ func unsupported(name string, data []byte) *diag.Diagnostic {
 		}
 	}
 	if at >= 0 {
-		line := bytes.Count(data[:at], []byte("\n")) + 1
-		col := at - (bytes.LastIndexByte(data[:at], '\n') + 1) + 1
-		span = deploy.Span{File: name, Line: line, Col: col, EndLine: line, EndCol: col + width}
+		span = f.Index(source.LF).Span(name, at, at+width)
 	}
 	return &diag.Diagnostic{Span: span, Message: what + ": the server this file defines was not checked"}
 }
 
 // ReadBeside returns the engine.ReadFile for files named on a command line in
-// file: relative paths resolve against the file's directory. Absolute paths
-// name the container's filesystem, which kvlint cannot see.
-func ReadBeside(file string) engine.ReadFile {
+// file: relative paths resolve against the file's directory, and what is
+// read goes into files. Absolute paths name the container's filesystem,
+// which kvlint cannot see.
+func ReadBeside(file string, files *source.Set) engine.ReadFile {
 	dir := filepath.Dir(file)
 	return func(p string) (string, []byte, error) {
 		if filepath.IsAbs(p) {
 			return p, nil, errAbsolute
 		}
 		name := filepath.Join(dir, p)
-		data, err := readBounded(name)
-		return name, data, err
+		f, err := files.Read(name, source.SyntaxOf(name))
+		if err != nil {
+			return name, nil, err
+		}
+		return name, f.Data, nil
 	}
 }
 

@@ -1,13 +1,11 @@
 package parsers
 
 import (
-	"bytes"
-
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/internal/parallel"
-	"github.com/kvlint/kvlint/parsers/terraform"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Parsed is what a set of files holds: the servers they launch, the
@@ -17,11 +15,12 @@ type Parsed struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
 	Errors   []*diag.Diagnostic
-	// Unmarked[i] is true when the i-th file parsed was read whole and its
-	// text never names kvlint (DirectiveMarker): it holds no suppression,
-	// so the suppression step need not read it again. False for a chart or
-	// a module (directories) and for a file that could not be read.
-	Unmarked []bool
+	// Files holds the text of every file the parse read: the discovered
+	// files, the files their command lines name, a chart's files and
+	// values files, a module's files. Spans point into them; a span whose
+	// file is not here points at something no parser read (a --set
+	// argument, a file inside a chart archive).
+	Files *source.Set
 }
 
 // DirectiveMarker is in every directive kvlint reads from a file: the
@@ -34,20 +33,28 @@ func ParseAll(f File) Parsed { return ParseAllWith(f, Options{}) }
 
 // parseAllWith is ParseAllWith without its guard (guard.go).
 func parseAllWith(f File, opt Options) Parsed {
-	switch f.Kind {
-	case KindHelm:
-		return parseHelm(f, opt)
-	case KindTerraform:
-		s, e := terraform.ParseModule(f.Path, terraformOptions(opt))
-		return Parsed{Servers: s, Errors: e}
+	format := formatOf(f.Kind)
+	if format == nil {
+		return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}}
 	}
-	data, err := readBounded(f.Path)
-	if err != nil {
-		return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
+	in := Input{File: f, Options: opt}
+	if f.Kind != KindHelm && f.Kind != KindTerraform { // a file read whole
+		src, err := opt.Files.Read(f.Path, format.Syntax())
+		if err != nil {
+			return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
+		}
+		in.Source = src
+		in.Read = ReadBeside(f.Path, opt.Files)
 	}
-	p := parseText(f, data)
-	p.Unmarked = []bool{!bytes.Contains(data, []byte(DirectiveMarker))}
-	return p
+	return format.Parse(in)
+}
+
+// withFiles gives opt a file set when the caller gave none.
+func withFiles(opt Options) Options {
+	if opt.Files == nil {
+		opt.Files = source.NewSet()
+	}
+	return opt
 }
 
 // ParseFileSet parses files on every core and returns everything in file
@@ -56,14 +63,14 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
+	opt = withFiles(opt)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
-	all := Parsed{Unmarked: make([]bool, len(files))}
-	for i, p := range out {
+	all := Parsed{Files: opt.Files}
+	for _, p := range out {
 		all.Servers = append(all.Servers, p.Servers...)
 		all.Services = append(all.Services, p.Services...)
 		all.Errors = append(all.Errors, p.Errors...)
-		all.Unmarked[i] = len(p.Unmarked) == 1 && p.Unmarked[0]
 	}
 	return all
 }

@@ -1,8 +1,11 @@
 package parsers
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 func TestParseFileSetKeepsServicesAndOrder(t *testing.T) {
@@ -37,26 +40,56 @@ func TestParseFileSetKeepsServicesAndOrder(t *testing.T) {
 	}
 }
 
-// Unmarked tells the suppression step which files it need not read again:
-// only a file read whole whose text never names kvlint.
-func TestParseFileSetUnmarked(t *testing.T) {
+// The parse keeps the text of every file it read, with the syntax of the
+// format that read it, so nothing downstream reads a file again: the
+// discovered files, a file a command line names, a chart's files and a
+// module's files, and not a file that could not be read.
+func TestParseFileSetKeepsWhatItRead(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, map[string]string{
-		"a.sh":   "#!/bin/sh\n# kvlint:ignore KV101\npython3 -m sglang.launch_server --model-path m\n",
-		"b.sh":   "#!/bin/sh\npython3 -m sglang.launch_server --model-path m\n",
-		"c.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {kvlint.io/ignore: KV101}\n",
-		"d.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+		"run":                           "#!/bin/sh\npython3 -m sglang.launch_server --config cfg.yaml\n",
+		"cfg.yaml":                      "model-path: m\n",
+		"pod.yaml":                      "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+		"mod/main.tf":                   "locals {\n  a = 1\n}\n",
+		"chart/Chart.yaml":              "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"chart/values.yaml":             "replicas: 1\n",
+		"chart/templates/pod.yaml":      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n",
+		"chart/templates/_helpers.tpl":  "{{/* kvlint:ignore KV101 */}}\n",
+		"elsewhere/untouched.yaml.skip": "x",
 	})
-	files, _ := Discover([]string{root}, &Ignore{})
-	files = append(files, File{Path: filepath.Join(root, "gone.sh"), Kind: KindShell}, File{Path: root, Kind: KindTerraform})
-	p := ParseFileSet(files)
-	want := []bool{false, true, false, true, false, false} // a, b, c, d (read, if broken), gone, a module
-	if len(p.Unmarked) != len(want) {
-		t.Fatalf("Unmarked %v for %d files", p.Unmarked, len(files))
+	files, errs := Discover([]string{root}, &Ignore{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
-	for i := range want {
-		if p.Unmarked[i] != want[i] {
-			t.Errorf("%s: Unmarked %v, want %v", files[i].Path, p.Unmarked[i], want[i])
+	files = append(files, File{Path: filepath.Join(root, "gone.sh"), Kind: KindShell})
+	p := ParseFileSet(files)
+	want := map[string]source.Syntax{
+		"run": source.SyntaxShell, "cfg.yaml": source.SyntaxYAML, "pod.yaml": source.SyntaxYAML,
+		"mod/main.tf": source.SyntaxHCL, "chart/Chart.yaml": source.SyntaxYAML, "chart/values.yaml": source.SyntaxYAML,
+		"chart/templates/pod.yaml": source.SyntaxYAML, "chart/templates/_helpers.tpl": source.SyntaxYAML,
+	}
+	for name, syntax := range want {
+		f := p.Files.File(filepath.Join(root, name))
+		if f == nil {
+			t.Errorf("%s is not in the set", name)
+			continue
 		}
+		if f.Syntax != syntax {
+			t.Errorf("%s: syntax %v, want %v", name, f.Syntax, syntax)
+		}
+		if disk, _ := os.ReadFile(filepath.Join(root, name)); string(f.Data) != string(disk) {
+			t.Errorf("%s: text %q, want %q", name, f.Data, disk)
+		}
+	}
+	for _, name := range []string{"gone.sh", "elsewhere/untouched.yaml.skip"} {
+		if p.Files.File(filepath.Join(root, name)) != nil {
+			t.Errorf("%s is in the set", name)
+		}
+	}
+	if p.Files.Len() != len(want) {
+		for _, f := range p.Files.Files() {
+			t.Log(f.Name)
+		}
+		t.Errorf("the set holds %d files, want %d", p.Files.Len(), len(want))
 	}
 }

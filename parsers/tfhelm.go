@@ -6,6 +6,7 @@ import (
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/helm"
 	"github.com/kvlint/kvlint/parsers/terraform"
+	"github.com/kvlint/kvlint/source"
 )
 
 // terraformOptions are the settings a Terraform module is evaluated with:
@@ -13,12 +14,15 @@ import (
 // helm_release resources (wired here so parsers/terraform does not link
 // Helm itself).
 func terraformOptions(opt Options) terraform.Options {
-	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: renderHelmRelease}
+	render := func(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
+		return renderHelmRelease(r, read, opt.Files)
+	}
+	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: render, Files: opt.Files}
 }
 
 // renderHelmRelease renders a helm_release's chart through parsers/helm.
-func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace}
+func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile, files *source.Set) ([]*deploy.Server, []*diag.Diagnostic) {
+	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace, Files: files}
 	for _, v := range r.Values {
 		rel.Values = append(rel.Values, helm.Values{File: v.File, Data: v.Data, Locate: v.Locate, Unknown: v.Unknown})
 	}

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
 )
 
 // CheckText writes findings and errors the way compilers do: file:line:col,
 // then the source line with a caret under what to change, then a summary.
 func CheckText(w io.Writer, res *analysis.Result) error {
-	src := sourceCache{}
+	src := excerpts{res.Files}
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 		src.excerpt(w, e.Span)
@@ -84,28 +84,25 @@ func position(s deploy.Span) string {
 	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
 }
 
-// sourceCache holds the lines of files already shown, so a file with many
-// findings is read once.
-type sourceCache map[string][][]byte
+// excerpts quotes the files of the run. A file the run did not read (a
+// --set argument, a file inside a chart archive) is not quoted: it is never
+// read here, so an excerpt always shows the text the finding was made on.
+type excerpts struct{ files *source.Set }
 
-func (c sourceCache) line(file string, n int) ([]byte, bool) {
-	lines, ok := c[file]
-	if !ok {
-		data, err := os.ReadFile(file)
-		if err == nil {
-			lines = bytes.Split(data, []byte("\n"))
-		}
-		c[file] = lines
-	}
-	if n < 1 || n > len(lines) {
+// line is line n of file (lines end at "\n", source.LF, like the spans),
+// without the "\r" of a CRLF file.
+func (c excerpts) line(file string, n int) ([]byte, bool) {
+	f := c.files.File(file)
+	if f == nil {
 		return nil, false
 	}
-	return bytes.TrimRight(lines[n-1], "\r"), true
+	text, ok := f.Index(source.LF).Line(n)
+	return bytes.TrimRight(text, "\r"), ok
 }
 
 // excerpt prints the span's first line and marks the span under it. Tabs in
 // the source are kept in the marker line so the caret lines up.
-func (c sourceCache) excerpt(w io.Writer, s deploy.Span) {
+func (c excerpts) excerpt(w io.Writer, s deploy.Span) {
 	if s.Line == 0 {
 		return
 	}

@@ -10,16 +10,18 @@ import (
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "pod.yaml")
-	src := "args:\n\t- --max-total-tokens\n\t- \"65536\"\n"
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The excerpt comes from the run's file set: there is no pod.yaml on
+	// disk, and a CRLF line shows without its "\r".
+	file := filepath.Join(t.TempDir(), "pod.yaml")
+	src := "args:\r\n\t- --max-total-tokens\n\t- \"65536\"\n"
+	files := source.NewSet()
+	files.Add(source.NewFile(file, []byte(src), source.SyntaxYAML))
 	res := &analysis.Result{
+		Files:   files,
 		Servers: []*deploy.Server{{Name: "decode"}},
 		Findings: []diag.Diagnostic{{
 			Rule: "KV101", Severity: "high", Message: "pool too small",
@@ -44,7 +46,13 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 }
 
 func TestCheckTextWithoutSource(t *testing.T) {
-	// A span in a file that no longer exists prints the position alone.
+	// A span in a file the run did not read prints the position alone,
+	// even when the file is there to read.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gone.yaml"), []byte("a\nb\nc\nd: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
 	res := &analysis.Result{Findings: []diag.Diagnostic{{Rule: "KV105", Severity: "info", Message: "m",
 		Span: deploy.Span{File: "gone.yaml", Line: 4, Col: 2}, Server: -1}}}
 	var out bytes.Buffer

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 // TestLineHashesMatchGitHub pins LineHashes to the values upload-sarif
@@ -91,7 +93,7 @@ func FuzzLineHashes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := LineHashes(data)
-		lines := len(splitLines(data))
+		lines := source.NewIndex(data, source.Newlines).Lines()
 		if len(got) != lines {
 			t.Fatalf("%d hashes for %d lines", len(got), lines)
 		}

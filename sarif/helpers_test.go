@@ -52,7 +52,7 @@ func logOf(t testing.TB, workDir string, paths ...string) Log {
 		code = 1
 	}
 	return Log{
-		Rules: e.Rules(), Findings: res.Findings, Errors: res.Errors, Servers: res.Servers,
+		Rules: e.Rules(), Findings: res.Findings, Errors: res.Errors, Servers: res.Servers, Files: res.Files,
 		ExitCode: code, Version: "0.0.0-test", WorkDir: workDir,
 	}
 }

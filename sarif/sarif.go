@@ -27,6 +27,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/source"
 )
 
 // The tool as SARIF names it.
@@ -48,6 +49,10 @@ type Log struct {
 	// Servers names the server of each finding (Finding.Server indexes it);
 	// optional.
 	Servers []*deploy.Server
+	// Files holds the text of the files the run read
+	// (analysis.Result.Files): regions get UTF-16 columns and results
+	// GitHub's line hashes from it. A file it does not hold is never read.
+	Files *source.Set
 	// ExitCode is the exit status kvlint returns for this run.
 	ExitCode int
 	// Version is kvlint's version; anything that is not a semantic version
@@ -173,7 +178,7 @@ func build(l Log) (*gosarif.Report, []diag.Severity, error) {
 		}
 		workDir = wd
 	}
-	b := &builder{loc: newLocator(workDir), src: sources{}}
+	b := &builder{loc: newLocator(workDir), src: newSources(l.Files)}
 
 	rep, err := gosarif.New(gosarif.Version210)
 	if err != nil {

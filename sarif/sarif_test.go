@@ -17,6 +17,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -314,10 +315,13 @@ func TestCleanRunHasEmptyResults(t *testing.T) {
 func manyFindings(t *testing.T, n int) Log {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "serve.sh")
-	if err := os.WriteFile(file, []byte("python -m sglang.launch_server --tp 2\n"), 0o644); err != nil {
+	text := []byte("python -m sglang.launch_server --tp 2\n")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := Log{Rules: engine(t).Rules(), WorkDir: dir, ExitCode: 1}
+	files := source.NewSet()
+	files.Add(source.NewFile(file, text, source.SyntaxShell))
+	l := Log{Rules: engine(t).Rules(), WorkDir: dir, ExitCode: 1, Files: files}
 	sevs := diag.Severities()
 	for i := range n {
 		sev := sevs[i%len(sevs)]

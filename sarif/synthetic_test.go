@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 // synthetic is a run over files written for the test, with the parts of a
@@ -26,6 +27,7 @@ type synthetic struct {
 func newSynthetic(t testing.TB) synthetic {
 	t.Helper()
 	s := synthetic{dir: t.TempDir()}
+	files := source.NewSet()
 	write := func(p, text string) string {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -33,6 +35,7 @@ func newSynthetic(t testing.TB) synthetic {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		files.Add(source.NewFile(p, []byte(text), source.SyntaxOf(p)))
 		return p
 	}
 	s.values = write(filepath.Join(s.dir, "my chart", "values.yaml"),
@@ -93,6 +96,7 @@ func newSynthetic(t testing.TB) synthetic {
 		Version:  "v1.2.3",
 		Category: "kvlint/deploy",
 		WorkDir:  s.dir,
+		Files:    files,
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 const (
@@ -20,8 +21,9 @@ const (
 // and worker templates). The annotation covers the object's lines: its
 // document, or its item of a List. Documents that don't parse are skipped
 // (the Kubernetes parser reports them).
-func scanAnnotations(file string, data []byte, lay *layout) []*suppression {
-	src := yamlsrc.NewSource(file, data)
+func scanAnnotations(file string, f *source.File, lay *layout) []*suppression {
+	src := yamlsrc.FromFile(f)
+	src.File = file
 	docs, _ := src.Documents()
 	var out []*suppression
 	for i, d := range docs {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,24 +15,28 @@ import (
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/source"
 )
 
 // File is a file of the run, whose suppressions are read.
 type File struct {
-	Path   string
-	Format Format
-	// Unmarked is set when the caller has read the file and its text never
-	// names kvlint (parsers.DirectiveMarker): it holds no suppression, and
-	// it is not read again even when findings point into it.
-	Unmarked bool
+	Path string
+	// Syntax is how its comments are written, as the parser that read it
+	// classified it.
+	Syntax source.Syntax
 }
 
 // Options are what Apply needs besides the findings.
 type Options struct {
 	// Files are the files the run checked; the files findings point into
-	// (a values file, a --config file) are read too, their format guessed
-	// from the name.
+	// (a values file, a --config file) are read too, their syntax that of
+	// the file the run holds, else guessed from the name.
 	Files []File
+	// Sources holds the text of the files the run read: a file's
+	// suppressions are read from there, and a file it does not hold is
+	// read once and added to it, so a reporter can quote a suppression.
+	// Nil reads every file from disk.
+	Sources *source.Set
 	// Config holds the ignore entries; nil for none.
 	Config *config.Config
 	// Now decides whether an until: date has passed; zero means time.Now().
@@ -46,9 +49,6 @@ type Options struct {
 	IsRule func(id string) bool
 }
 
-// maxFileSize bounds what one file may cost to read again.
-const maxFileSize = 16 << 20
-
 // Apply finds the suppressions of the run, marks each finding one of them
 // silences (Diagnostic.Suppression, in place; the finding is kept), and returns
 // what is known about every suppression, for the KV00x rules.
@@ -57,29 +57,29 @@ func Apply(findings []diag.Diagnostic, opt Options) []rules.SuppressionFact {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	formats := map[string]Format{}
-	unmarked := map[string]bool{}
+	syntaxes := map[string]source.Syntax{}
 	var order []string
-	addFile := func(path string, f Format) {
+	addFile := func(path string, syntax source.Syntax) {
 		path = filepath.Clean(path)
-		if _, seen := formats[path]; !seen && path != "." {
-			formats[path] = f
+		if _, seen := syntaxes[path]; !seen && path != "." {
+			syntaxes[path] = syntax
 			order = append(order, path)
 		}
 	}
 	for _, f := range opt.Files {
-		addFile(f.Path, f.Format)
-		if f.Unmarked {
-			unmarked[filepath.Clean(f.Path)] = true
-		}
+		addFile(f.Path, f.Syntax)
 	}
 	for i := range findings {
 		for _, sp := range spans(&findings[i]) {
-			addFile(sp.File, FormatOf(sp.File))
+			syntax := source.SyntaxOf(sp.File)
+			if held := opt.Sources.File(sp.File); held != nil {
+				syntax = held.Syntax
+			}
+			addFile(sp.File, syntax)
 		}
 	}
 
-	found := scanFiles(order, formats, unmarked)
+	found := scanFiles(order, syntaxes, opt.Sources)
 	byFile := map[string][]*suppression{}
 	var all []*suppression
 	for i, path := range order {
@@ -142,41 +142,30 @@ func spans(f *diag.Diagnostic) []deploy.Span {
 	return out
 }
 
-// scanFiles reads and scans the files on every core; found[i] holds the
+// scanFiles scans the files on every core; found[i] holds the
 // suppressions of paths[i] (nil when it has none or cannot be read), so the
-// order does not depend on which file is read first.
-func scanFiles(paths []string, formats map[string]Format, unmarked map[string]bool) [][]*suppression {
+// order does not depend on which file is scanned first.
+func scanFiles(paths []string, syntaxes map[string]source.Syntax, sources *source.Set) [][]*suppression {
 	found := make([][]*suppression, len(paths))
 	parallel.For(len(paths), func(i int) {
-		if !unmarked[paths[i]] {
-			found[i] = scanPath(paths[i], formats[paths[i]])
-		}
+		found[i] = scanPath(paths[i], syntaxes[paths[i]], sources)
 	})
 	return found
 }
 
-// scanPath reads one file and finds its suppressions.
-func scanPath(path string, format Format) []*suppression {
-	data, ok := readSmall(path)
-	if !ok {
+// scanPath finds the suppressions of one file.
+func scanPath(path string, syntax source.Syntax, sources *source.Set) []*suppression {
+	f, err := sources.Read(path, syntax)
+	if err != nil {
 		return nil
 	}
-	if !bytes.Contains(data, []byte(parsers.DirectiveMarker)) {
+	if !bytes.Contains(f.Data, []byte(parsers.DirectiveMarker)) {
 		// Every directive (kvlint:ignore) and annotation (kvlint.io/)
 		// names kvlint: a file that does not has none, and most files
-		// of a large repository are not worth tokenizing twice.
+		// of a large repository are not worth tokenizing.
 		return nil
 	}
-	return scanFile(path, format, data)
-}
-
-func readSmall(path string) ([]byte, bool) {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxFileSize {
-		return nil, false
-	}
-	data, err := os.ReadFile(path)
-	return data, err == nil
+	return scanFile(path, f, syntax)
 }
 
 // configSuppressions turns the ignore entries into suppressions matching

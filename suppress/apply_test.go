@@ -11,6 +11,7 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 func write(t *testing.T, dir, name, src string) string {
@@ -66,7 +67,7 @@ items:
 `
 
 func TestAnnotations(t *testing.T) {
-	got := found(FormatYAML, manifest)
+	got := found(source.SyntaxYAML, manifest)
 	want := []string{
 		"annotation KV101,KV301 1-12 pool sized by the gateway's prompt cap",
 		"annotation KV104 17-28 prefill only",
@@ -111,7 +112,7 @@ echo
 		finding("KV104", k8s, 30),  // 8: outside the objects whose annotation names KV104
 	}
 	now := time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC)
-	files := []File{{Path: sh, Format: FormatShell}, {Path: k8s, Format: FormatYAML}, {Path: whole, Format: FormatYAML}, {Path: broken, Format: FormatShell}}
+	files := []File{{Path: sh, Syntax: source.SyntaxShell}, {Path: k8s, Syntax: source.SyntaxYAML}, {Path: whole, Syntax: source.SyntaxYAML}, {Path: broken, Syntax: source.SyntaxShell}}
 	facts := Apply(findings, Options{
 		Files: files, Config: cfg, Now: now,
 		Errors: []*diag.Diagnostic{{Span: deploy.Span{File: broken, Line: 1}}},
@@ -192,25 +193,35 @@ func TestApplyUntilIsInclusive(t *testing.T) {
 		{time.Date(2026, 7, 1, 0, 30, 0, 0, time.UTC), false},
 	} {
 		fs := []diag.Diagnostic{finding("KV101", f, 1)}
-		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell}}, Config: cfg, Now: tt.now})
+		Apply(fs, Options{Files: []File{{Path: f, Syntax: source.SyntaxShell}}, Config: cfg, Now: tt.now})
 		if (fs[0].Suppression != nil) != tt.suppressed {
 			t.Errorf("at %v: suppressed %v, want %v", tt.now, fs[0].Suppression != nil, tt.suppressed)
 		}
 	}
 }
 
-// A file the caller marks Unmarked has been read already and names no
-// kvlint directive: Apply takes the caller's word and does not read it
-// again, even for a finding inside it. (Here the caller is wrong on
-// purpose, so that a read would show.)
-func TestUnmarkedFileIsNotReadAgain(t *testing.T) {
+// A file the run holds is scanned as the run read it, not as the disk
+// holds it now: the directive written after parsing does not count, and a
+// file only the disk has is read once and kept for the reporters.
+func TestSuppressionsComeFromTheRunsText(t *testing.T) {
 	dir := t.TempDir()
-	f := write(t, dir, "serve.sh", "#!/bin/sh\n# kvlint:ignore KV101 -- sized on purpose\npython3 -m sglang.launch_server --max-total-tokens 4096\n")
-	for _, unmarked := range []bool{false, true} {
-		fs := []diag.Diagnostic{finding("KV101", f, 3)}
-		Apply(fs, Options{Files: []File{{Path: f, Format: FormatShell, Unmarked: unmarked}}})
-		if suppressed := fs[0].Suppression != nil; suppressed == unmarked {
-			t.Errorf("Unmarked %v: suppressed %v", unmarked, suppressed)
-		}
+	const marked = "#!/bin/sh\n# kvlint:ignore KV101 -- sized on purpose\npython3 -m sglang.launch_server --max-total-tokens 4096\n"
+	f := write(t, dir, "serve.sh", marked)
+	files := source.NewSet()
+	files.Add(source.NewFile(f, []byte("#!/bin/sh\n\npython3 -m sglang.launch_server --max-total-tokens 4096\n"), source.SyntaxShell))
+	fs := []diag.Diagnostic{finding("KV101", f, 3)}
+	Apply(fs, Options{Files: []File{{Path: f, Syntax: source.SyntaxShell}}, Sources: files})
+	if fs[0].Suppression != nil {
+		t.Error("a directive the run never read suppressed a finding")
+	}
+
+	other := write(t, dir, "other.sh", marked)
+	fs = []diag.Diagnostic{finding("KV101", other, 3)}
+	Apply(fs, Options{Sources: files})
+	if fs[0].Suppression == nil {
+		t.Error("the directive in a file findings point into was not read")
+	}
+	if kept := files.File(other); kept == nil || string(kept.Data) != marked {
+		t.Errorf("the file read for its directives is not kept: %v", kept)
 	}
 }

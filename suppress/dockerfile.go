@@ -18,8 +18,7 @@ var (
 // extent is the end of the instruction it belongs to, continuation lines and
 // heredoc bodies included.
 // https://docs.docker.com/reference/dockerfile/#format
-func scanDockerfile(data []byte) *layout {
-	lines := splitLines(data)
+func scanDockerfile(lines []string) *layout {
 	lay := newLayout(len(lines))
 	escape := `\`
 	for _, text := range lines {

@@ -1,6 +1,10 @@
 package suppress
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kvlint/kvlint/source"
+)
 
 // FuzzScan feeds any text to every format's scanner: none may panic, and
 // every suppression covers lines inside the file, in order.
@@ -23,9 +27,9 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		data := []byte(src)
-		lines := len(splitLines(data))
-		for _, format := range []Format{FormatOther, FormatShell, FormatDockerfile, FormatYAML, FormatHCL} {
-			for _, s := range scanFile("f", format, data) {
+		lines := len(textLines(source.NewIndex(data, source.LF)))
+		for _, format := range []source.Syntax{source.SyntaxOther, source.SyntaxShell, source.SyntaxDockerfile, source.SyntaxYAML, source.SyntaxHCL} {
+			for _, s := range scanFile("f", source.NewFile("f", data, format), format) {
 				if s.span.Line < 1 || s.span.Col < 1 || s.span.EndLine < s.span.Line {
 					t.Fatalf("format %d: suppression at %+v", format, s.span)
 				}

@@ -25,8 +25,7 @@ type hclScanner struct {
 // A line's extent is the line where the brackets it opens close (a block,
 // a list, a map), or the end of a heredoc it opens.
 // https://github.com/hashicorp/hcl/blob/main/hclsyntax/spec.md#comments-and-whitespace
-func scanHCL(data []byte) *layout {
-	lines := splitLines(data)
+func scanHCL(lines []string) *layout {
 	h := &hclScanner{lay: newLayout(len(lines)), depthAt: make([]int, len(lines)+2), heredocEnd: map[int]int{}}
 	var block *comment // an open /* comment
 	var blockText strings.Builder

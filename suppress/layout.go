@@ -1,8 +1,9 @@
 package suppress
 
 import (
-	"bytes"
 	"strings"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 // comment is one comment of a file.
@@ -60,18 +61,18 @@ func (l *layout) target(c comment) int {
 	return 0
 }
 
-// splitLines splits data into lines without their line breaks (\n, \r\n).
-func splitLines(data []byte) []string {
-	if len(data) == 0 {
-		return nil
+// textLines is the text of each line of a file: lines end at "\n"
+// (source.LF) and lose the "\r" of a CRLF, and the empty text after a
+// final newline is no line.
+func textLines(x *source.Index) []string {
+	n := x.Lines()
+	if x.Start(n) == len(x.Data()) {
+		n--
 	}
-	parts := bytes.Split(data, []byte("\n"))
-	if len(parts[len(parts)-1]) == 0 {
-		parts = parts[:len(parts)-1]
-	}
-	lines := make([]string, len(parts))
-	for i, p := range parts {
-		lines[i] = strings.TrimSuffix(string(p), "\r")
+	lines := make([]string, n)
+	for i := range lines {
+		text, _ := x.Line(i + 1)
+		lines[i] = strings.TrimSuffix(string(text), "\r")
 	}
 	return lines
 }
@@ -118,8 +119,7 @@ func hashComment(s string) int {
 // scanHashLines finds "#" comments line by line, the way a shell reads them
 // (hashComment), for files no better tokenizer applies to. A line's extent
 // takes its backslash continuation lines along.
-func scanHashLines(data []byte) *layout {
-	lines := splitLines(data)
+func scanHashLines(lines []string) *layout {
 	lay := newLayout(len(lines))
 	for i, text := range lines {
 		if h := hashComment(text); h >= 0 {

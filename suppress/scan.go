@@ -2,40 +2,10 @@ package suppress
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
 )
-
-// Format is a file's syntax, which decides how its comments are found.
-type Format int
-
-const (
-	FormatOther      Format = iota // "#" comments, read line by line as a shell would
-	FormatShell                    // shell scripts (mvdan.cc/sh)
-	FormatDockerfile               // Dockerfiles and Containerfiles
-	FormatYAML                     // Kubernetes manifests, compose files, Helm charts and values
-	FormatHCL                      // Terraform and other HCL
-)
-
-// FormatOf guesses a file's format from its name, for files the run did not
-// discover itself (a values file or a --config file a finding points into).
-func FormatOf(path string) Format {
-	base := strings.ToLower(filepath.Base(path))
-	switch ext := filepath.Ext(base); {
-	case ext == ".yaml" || ext == ".yml" || ext == ".tpl":
-		return FormatYAML
-	case ext == ".tf" || ext == ".tfvars" || ext == ".hcl":
-		return FormatHCL
-	case ext == ".sh" || ext == ".bash":
-		return FormatShell
-	case base == "dockerfile" || base == "containerfile" || strings.HasPrefix(base, "dockerfile.") ||
-		strings.HasSuffix(base, ".dockerfile") || strings.HasPrefix(base, "containerfile."):
-		return FormatDockerfile
-	}
-	return FormatOther
-}
 
 // The kinds of suppression, as diag.Suppression.Kind names them.
 const (
@@ -86,19 +56,22 @@ func (s *suppression) covers(rule string) bool {
 }
 
 // scanFile finds the suppressions written in one file.
-func scanFile(file string, format Format, data []byte) []*suppression {
+// The text and its lines come from f, the file the run's set holds under
+// the name file.
+func scanFile(file string, f *source.File, syntax source.Syntax) []*suppression {
+	lines := textLines(f.Index(source.LF))
 	var lay *layout
-	switch format {
-	case FormatShell:
-		lay = scanShell(data)
-	case FormatDockerfile:
-		lay = scanDockerfile(data)
-	case FormatYAML:
-		lay = scanYAML(data)
-	case FormatHCL:
-		lay = scanHCL(data)
+	switch syntax {
+	case source.SyntaxShell:
+		lay = scanShell(f.Data, lines)
+	case source.SyntaxDockerfile:
+		lay = scanDockerfile(lines)
+	case source.SyntaxYAML:
+		lay = scanYAML(lines)
+	case source.SyntaxHCL:
+		lay = scanHCL(lines)
 	default:
-		lay = scanHashLines(data)
+		lay = scanHashLines(lines)
 	}
 	var out []*suppression
 	for _, c := range lay.comments {
@@ -126,8 +99,8 @@ func scanFile(file string, format Format, data []byte) []*suppression {
 		}
 		out = append(out, s)
 	}
-	if format == FormatYAML {
-		out = append(out, scanAnnotations(file, data, lay)...)
+	if syntax == source.SyntaxYAML {
+		out = append(out, scanAnnotations(file, f, lay)...)
 	}
 	return out
 }

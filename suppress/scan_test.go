@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 // found describes the suppressions of src compactly: "kind RULES from-to reason".
-func found(format Format, src string) []string {
+func found(format source.Syntax, src string) []string {
 	var out []string
-	for _, s := range scanFile("f", format, []byte(src)) {
+	for _, s := range scanFile("f", source.NewFile("f", []byte(src), format), format) {
 		d := fmt.Sprintf("%s %s %d-%d %s", s.kind, strings.Join(s.rules, ","), s.from, s.to, s.reason)
 		if s.problem != "" {
 			d = s.kind + " problem: " + s.problem
@@ -19,7 +21,7 @@ func found(format Format, src string) []string {
 	return out
 }
 
-func checkFound(t *testing.T, format Format, src string, want []string) {
+func checkFound(t *testing.T, format source.Syntax, src string, want []string) {
 	t.Helper()
 	got := found(format, src)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -28,7 +30,7 @@ func checkFound(t *testing.T, format Format, src string, want []string) {
 }
 
 func TestScanYAML(t *testing.T) {
-	checkFound(t, FormatYAML, `apiVersion: apps/v1
+	checkFound(t, source.SyntaxYAML, `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: x
@@ -61,7 +63,7 @@ spec:
 }
 
 func TestScanYAMLCompactSequenceAndStacking(t *testing.T) {
-	checkFound(t, FormatYAML, `args:   # kvlint:ignore KV101 -- every item
+	checkFound(t, source.SyntaxYAML, `args:   # kvlint:ignore KV101 -- every item
 - --a
 - --b
 other:
@@ -81,7 +83,7 @@ last: 1
 }
 
 func TestScanYAMLBlockScalarScript(t *testing.T) {
-	checkFound(t, FormatYAML, `containers:
+	checkFound(t, source.SyntaxYAML, `containers:
   - name: s
     command: ["sh", "-c"]
     args:
@@ -101,7 +103,7 @@ func TestScanYAMLBlockScalarScript(t *testing.T) {
 }
 
 func TestScanYAMLTemplateComments(t *testing.T) {
-	checkFound(t, FormatYAML, `args:
+	checkFound(t, source.SyntaxYAML, `args:
   {{- /* kvlint:ignore KV101 -- Helm template comment */}}
   - --max-total-tokens
   - {{ .Values.tokens | quote }}   {{/* kvlint:ignore KV102 -- trailing */}}
@@ -114,7 +116,7 @@ func TestScanYAMLTemplateComments(t *testing.T) {
 }
 
 func TestScanShell(t *testing.T) {
-	checkFound(t, FormatShell, `#!/bin/sh
+	checkFound(t, source.SyntaxShell, `#!/bin/sh
 # kvlint:ignore KV101 -- above a continued command
 python3 -m sglang.launch_server \
   --model-path x \
@@ -135,7 +137,7 @@ fi
 }
 
 func TestScanShellThatDoesNotParse(t *testing.T) {
-	checkFound(t, FormatShell, `# kvlint:ignore KV101 -- r
+	checkFound(t, source.SyntaxShell, `# kvlint:ignore KV101 -- r
 python3 -m sglang.launch_server \
   --max-total-tokens 4096
 if then fi ((
@@ -143,7 +145,7 @@ if then fi ((
 }
 
 func TestScanDockerfile(t *testing.T) {
-	checkFound(t, FormatDockerfile, "# escape=`\n"+`FROM python:3.12
+	checkFound(t, source.SyntaxDockerfile, "# escape=`\n"+`FROM python:3.12
 # kvlint:ignore KV101 -- the CMD
 CMD ["python3", "-m", "sglang.launch_server", `+"`"+`
 # a comment inside the continuation
@@ -160,7 +162,7 @@ EOF
 }
 
 func TestScanHCL(t *testing.T) {
-	checkFound(t, FormatHCL, `# kvlint:ignore KV101 -- the block
+	checkFound(t, source.SyntaxHCL, `# kvlint:ignore KV101 -- the block
 resource "kubernetes_deployment" "x" {
   args = [
     "--max-total-tokens", "4096", // kvlint:ignore KV401 -- trailing
@@ -190,7 +192,7 @@ EOT
 }
 
 func TestScanProblemsAndOtherFormats(t *testing.T) {
-	checkFound(t, FormatOther, `# kvlint:ignore -- no ids
+	checkFound(t, source.SyntaxOther, `# kvlint:ignore -- no ids
 run # kvlint:ignore KV101 -- r
 `, []string{
 		"inline problem: kvlint:ignore names no rule: write kvlint:ignore KV101 -- reason (kvlint:ignore-file silences a whole file)",
@@ -198,15 +200,18 @@ run # kvlint:ignore KV101 -- r
 	})
 }
 
-func TestFormatOf(t *testing.T) {
-	for path, want := range map[string]Format{
-		"deploy/decode.yaml": FormatYAML, "values.yml": FormatYAML, "templates/_helpers.tpl": FormatYAML,
-		"main.tf": FormatHCL, "prod.tfvars": FormatHCL, "serve.sh": FormatShell,
-		"Dockerfile": FormatDockerfile, "Dockerfile.gpu": FormatDockerfile, "api.Dockerfile": FormatDockerfile,
-		"Containerfile": FormatDockerfile, "start": FormatOther,
+func TestTextLines(t *testing.T) {
+	for text, want := range map[string][]string{
+		"":           {},
+		"a":          {"a"},
+		"a\n":        {"a"},
+		"a\r\nb":     {"a", "b"},
+		"a\n\n":      {"a", ""},
+		"a\r\r\nb\r": {"a\r", "b"}, // one trailing CR of a line goes
 	} {
-		if got := FormatOf(path); got != want {
-			t.Errorf("FormatOf(%s) = %v, want %v", path, got, want)
+		got := textLines(source.NewIndex([]byte(text), source.LF))
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("textLines(%q) = %q, want %q", text, got, want)
 		}
 	}
 }

@@ -11,12 +11,11 @@ import (
 // statement starting on it: a command with its continuation lines, or a
 // whole if, loop or function. A script the parser rejects (parsers reports
 // it) falls back to the line scanner.
-func scanShell(data []byte) *layout {
+func scanShell(data []byte, lines []string) *layout {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
 	if err != nil {
-		return scanHashLines(data)
+		return scanHashLines(lines)
 	}
-	lines := splitLines(data)
 	lay := newLayout(len(lines))
 	ends := map[int]int{}
 	syntax.Walk(f, func(node syntax.Node) bool {

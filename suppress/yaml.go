@@ -36,8 +36,7 @@ type yamlScanner struct {
 // under it (a "key:" also takes the "- " items written at its own
 // indentation); within a block scalar, the line and the lines that continue
 // it (indented more, or after a trailing backslash).
-func scanYAML(data []byte) *layout {
-	lines := splitLines(data)
+func scanYAML(lines []string) *layout {
 	y := &yamlScanner{lay: newLayout(len(lines)), info: make([]yamlLine, len(lines)+1), block: -1}
 	for i, text := range lines {
 		n := i + 1

@@ -107,7 +107,7 @@ func (r checkRun) render(w io.Writer, format string) error {
 		err = report.CheckGitHub(w, r.res)
 	case "sarif":
 		l := sarif.Log{
-			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers,
+			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers, Files: r.res.Files,
 			ExitCode: r.exitCode, Version: versionString(), Category: r.category,
 		}
 		if r.verification != nil {

@@ -35,7 +35,7 @@ Exit status: 0 written, 2 usage error, 3 some input could not be analysed
 			if err != nil {
 				return err
 			}
-			b := baseline.Build(res.Findings, res.Servers)
+			b := baseline.Build(res.Findings, res.Servers, res.Files)
 			if err := baseline.Write(cmd.OutOrStdout(), b); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Span is the span of the byte at off (1-based line and byte column, as
@@ -29,19 +30,10 @@ func Errorf(file string, data []byte, off int64, format string, args ...any) *di
 	return diag.Errorf(Span(file, data, off), format, args...)
 }
 
-// LineCol converts a byte offset into a 1-based line and byte column.
+// LineCol converts a byte offset into a 1-based line and byte column (lines
+// end at "\n", source.LF).
 func LineCol(data []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(data)))
-	line, col = 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+	return source.NewIndex(data, source.LF).Pos(int(min(max(off, 0), int64(len(data)))))
 }
 
 // SkipSpace returns the offset of the first byte at or after off that is
@@ -150,12 +142,13 @@ func kind(t reflect.Type) string {
 type Index struct {
 	file    string
 	data    []byte
+	lines   *source.Index
 	offsets map[string]int64
 }
 
 // NewIndex indexes data, which must be valid JSON (decoded already).
 func NewIndex(file string, data []byte) *Index {
-	x := &Index{file: file, data: data, offsets: map[string]int64{}}
+	x := &Index{file: file, data: data, lines: source.NewIndex(data, source.LF), offsets: map[string]int64{}}
 	s := &offsetScanner{data: data, offsets: x.offsets}
 	s.value("", 0)
 	return x
@@ -172,7 +165,8 @@ func (x *Index) Span(path string) deploy.Span {
 	if !ok {
 		off = SkipSpace(x.data, 0)
 	}
-	return Span(x.file, x.data, off)
+	line, col := x.lines.Pos(int(off))
+	return deploy.Span{File: x.file, Line: line, Col: col, EndLine: line, EndCol: col + 1}
 }
 
 // Errorf builds an error at the value of path.

@@ -13,16 +13,22 @@ import (
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "compose"
+const Source = deploy.SourceCompose
 
 // Parse returns the servers launched by the services of the compose file
 // name. read resolves files beside the compose file; the .env file compose
 // interpolates from is read through it when present.
 func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	src := yamlsrc.NewSource(name, data)
+	return ParseFile(source.NewFile(name, data, source.SyntaxYAML), read)
+}
+
+// ParseFile is Parse for a file of the run's set, whose line index it uses.
+func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
+	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs}
 	for _, d := range docs {

@@ -17,6 +17,7 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/source"
 )
 
 // arg is one word of an argv: its value, and the file offset of each byte
@@ -49,7 +50,7 @@ type stage struct {
 type parser struct {
 	name   string
 	data   []byte
-	lines  shell.Lines
+	lines  *source.Index
 	escape byte
 	meta   vars // ARGs before the first FROM, visible to FROM lines
 	stages []*stage
@@ -64,7 +65,13 @@ type parser struct {
 // ENTRYPOINT and CMD from an earlier stage it is built FROM. The final stage
 // is the last one, the image `docker build` makes without --target.
 func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Server, errs []*diag.Diagnostic) {
-	p, final := analyse(name, data)
+	return ParseFile(source.NewFile(name, data, source.SyntaxDockerfile), read)
+}
+
+// ParseFile is Parse for a file of the run's set, whose line index it uses.
+func ParseFile(f *source.File, read engine.ReadFile) (servers []*deploy.Server, errs []*diag.Diagnostic) {
+	name := f.Name
+	p, final := analyseLines(name, f.Data, f.Index(source.LF))
 	defer func() {
 		// Meant never to happen; a bug here must not crash the run.
 		if r := recover(); r != nil {
@@ -78,9 +85,10 @@ func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Se
 	return servers, p.errs
 }
 
-// analyse parses every instruction and returns the final stage.
-func analyse(name string, data []byte) (p *parser, final *stage) {
-	p = &parser{name: name, data: data, lines: shell.NewLines(data), escape: '\\', meta: vars{}, byName: map[string]*stage{}}
+// analyseLines parses every instruction of data, whose line index is lines,
+// and returns the final stage.
+func analyseLines(name string, data []byte, lines *source.Index) (p *parser, final *stage) {
+	p = &parser{name: name, data: data, lines: lines, escape: '\\', meta: vars{}, byName: map[string]*stage{}}
 	defer func() {
 		if r := recover(); r != nil {
 			p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
@@ -92,7 +100,7 @@ func analyse(name string, data []byte) (p *parser, final *stage) {
 }
 
 func (p *parser) parse() {
-	lines := splitLines(p.data)
+	lines := splitLines(p.data, p.lines)
 	p.directives(lines)
 	logical, lerrs := logicalLines(lines, p.escape, func(l logical, after []physical) (int, error) {
 		docs := heredocs(splitInstruction(l, p.escape), p.escape)
@@ -534,7 +542,7 @@ func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", p.name, c.Span.Line)
-		s.Source = "dockerfile"
+		s.Source = deploy.SourceDockerfile
 		s.Image = st.image
 		servers = append(servers, s)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
 )
 
 // w renders a word as raw|known|line:col-endline:endcol.
@@ -295,4 +296,9 @@ func TestExecFormSpansMatchText(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// analyse is analyseLines with an index of its own.
+func analyse(name string, data []byte) (*parser, *stage) {
+	return analyseLines(name, data, source.NewIndex(data, source.LF))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kvlint/kvlint/source"
 )
 
 // text is a run of Dockerfile text with the file offset of each byte, so a
@@ -55,21 +57,14 @@ type physical struct {
 	number int // 1-based line number
 }
 
-// splitLines cuts data into lines. Like BuildKit's scanner it strips every
-// trailing \r and \n of a line, and a UTF-8 byte order mark on the first.
-func splitLines(data []byte) []physical {
+// splitLines cuts data, whose line index is idx, into lines. Like
+// BuildKit's scanner it strips every trailing \r and \n of a line, and a
+// UTF-8 byte order mark on the first; the empty text after a final
+// newline is no line.
+func splitLines(data []byte, idx *source.Index) []physical {
 	var lines []physical
-	start := 0
-	for n := 1; start < len(data); n++ {
-		end := bytes.IndexByte(data[start:], '\n')
-		next := len(data)
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += start
-			next = end + 1
-		}
-		s, e := start, end
+	for n := 1; n <= idx.Lines() && idx.Start(n) < len(data); n++ {
+		s, e := idx.Start(n), idx.End(n)
 		if n == 1 && bytes.HasPrefix(data[s:e], []byte("\xef\xbb\xbf")) {
 			s += 3
 		}
@@ -81,7 +76,6 @@ func splitLines(data []byte) []physical {
 			t.at[i] = s + i
 		}
 		lines = append(lines, physical{text: t, number: n})
-		start = next
 	}
 	return lines
 }

@@ -36,7 +36,7 @@ func TestParseServers(t *testing.T) {
 			checks: func(s *deploy.Server) [][2]string {
 				return [][2]string{
 					{s.Name, "Dockerfile:5"},
-					{s.Source, "dockerfile"},
+					{string(s.Source), "dockerfile"},
 					{string(s.Role), "colocated"},
 					{at(s.Span), "5:30-5:52"},
 					{w(s.Image), "lmsysorg/sglang:v0.5.0-cu124|=|4:6-4:34"},
@@ -57,7 +57,7 @@ func TestParseServers(t *testing.T) {
 			checks: func(s *deploy.Server) [][2]string {
 				return [][2]string{
 					{s.Name, "Dockerfile:4"},
-					{s.Source, "dockerfile"},
+					{string(s.Source), "dockerfile"},
 					{string(s.Role), "decode"},
 					{at(s.Span), "4:16-4:36"},
 					{w(s.Model), "deepseek-ai/DeepSeek-V3|=|4:50-4:56"},

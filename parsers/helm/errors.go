@@ -1,7 +1,6 @@
 package helm
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Helm's engine names the template position of an error in one of these
@@ -113,11 +113,11 @@ func (rr *rendering) chartError(msg string) *diag.Diagnostic {
 // chartFieldError places msg on a top-level key of Chart.yaml.
 func (rr *rendering) chartFieldError(field, msg string) *diag.Diagnostic {
 	p := filepath.Join(rr.rel.Chart, "Chart.yaml")
-	data, err := os.ReadFile(p)
+	f, err := rr.rel.Files.Read(p, source.SyntaxYAML)
 	if err != nil {
 		return diag.Errorf(deploy.Span{File: rr.rel.Chart}, "%s", msg)
 	}
-	src := yamlsrc.NewSource(p, data)
+	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
 	if len(errs) > 0 || len(docs) == 0 || docs[0].Root == nil {
 		return diag.Errorf(deploy.Span{File: p}, "%s", msg)

@@ -30,10 +30,11 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found in a chart.
-const Source = "helm"
+const Source = deploy.SourceHelm
 
 // Release is one rendering of a chart: what `helm template NAME CHART -n NS
 // -f ... --set ...` is given.
@@ -49,6 +50,9 @@ type Release struct {
 	Values []Values
 	// Set are applied in order after Values (helm's --set, Terraform's set).
 	Set []Set
+	// Files, when set, receives the chart's files and the values files
+	// read from disk, for the reporters to quote; nil keeps none.
+	Files *source.Set
 }
 
 // Values is one values document.

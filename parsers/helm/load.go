@@ -15,6 +15,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // maxChartSize bounds what a chart may hold in all; Helm's own archive
@@ -31,10 +32,13 @@ type loaded struct {
 	bases map[string]string
 	// valueSpans indexes each (sub)chart's values.yaml, by full path.
 	valueSpans map[string]spans
+	// files receives the files of the charts that are directories on disk.
+	files *source.Set
 }
 
 // loadChart loads a chart directory or archive with Helm's loader.
-func loadChart(name string) (*loaded, *diag.Diagnostic) {
+// The files of a chart directory go into files.
+func loadChart(name string, files *source.Set) (*loaded, *diag.Diagnostic) {
 	info, err := os.Stat(name)
 	if err != nil {
 		return nil, diag.Errorf(deploy.Span{File: name}, "chart: %s", describeErr(err))
@@ -44,9 +48,9 @@ func loadChart(name string) (*loaded, *diag.Diagnostic) {
 	}
 	c, err := safeLoad(name)
 	if err != nil {
-		return nil, chartLoadError(name, info.IsDir(), err)
+		return nil, chartLoadError(name, info.IsDir(), err, files)
 	}
-	l := &loaded{chart: c, bases: map[string]string{}, valueSpans: map[string]spans{}}
+	l := &loaded{chart: c, bases: map[string]string{}, valueSpans: map[string]spans{}, files: files}
 	if info.IsDir() {
 		l.locate(c, name, true)
 	} else {
@@ -66,20 +70,14 @@ func safeLoad(name string) (c *chart.Chart, err error) {
 
 // chartLoadError places a loader error on the file it names: Chart.yaml for
 // metadata problems, else the chart itself.
-func chartLoadError(name string, dir bool, err error) *diag.Diagnostic {
+func chartLoadError(name string, dir bool, err error, files *source.Set) *diag.Diagnostic {
 	msg := err.Error()
-	if dir && strings.Contains(msg, "Chart.yaml") {
-		p := filepath.Join(name, "Chart.yaml")
-		if data, rerr := os.ReadFile(p); rerr == nil {
-			src := yamlsrc.NewSource(p, data)
-			return diag.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+	for _, base := range []string{"Chart.yaml", "values.yaml"} {
+		if !dir || !strings.Contains(msg, base) {
+			continue
 		}
-	}
-	if dir && strings.Contains(msg, "values.yaml") {
-		p := filepath.Join(name, "values.yaml")
-		if data, rerr := os.ReadFile(p); rerr == nil {
-			src := yamlsrc.NewSource(p, data)
-			return diag.Errorf(lineOf(src, msg, nil), "chart: %s", msg)
+		if f, rerr := files.Read(filepath.Join(name, base), source.SyntaxYAML); rerr == nil {
+			return diag.Errorf(lineOf(yamlsrc.FromFile(f), msg, nil), "chart: %s", msg)
 		}
 	}
 	return diag.Errorf(deploy.Span{File: name}, "chart: %s", msg)
@@ -95,6 +93,14 @@ func (l *loaded) locate(c *chart.Chart, base string, onDisk bool) {
 		return
 	}
 	l.bases[full] = base
+	if onDisk && l.files != nil {
+		// The loader read these files from base, byte for byte: the
+		// set holds them under the names spans give them.
+		for _, f := range c.Raw {
+			name := filepath.Join(base, filepath.FromSlash(f.Name))
+			l.files.Add(source.NewFile(name, f.Data, source.SyntaxOf(name)))
+		}
+	}
 	for _, f := range c.Raw {
 		if f.Name == "values.yaml" {
 			src := yamlsrc.NewSource(path.Join(base, "values.yaml"), f.Data)

@@ -58,7 +58,7 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	if !nsGiven {
 		r.Namespace = "default"
 	}
-	l, lerr := loadChart(r.Chart)
+	l, lerr := loadChart(r.Chart, r.Files)
 	if lerr != nil {
 		return nil, []*diag.Diagnostic{lerr}
 	}
@@ -70,7 +70,7 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 
 	vals := map[string]any{}
 	for _, v := range r.Values {
-		m, idx, e := readValues(v)
+		m, idx, e := readValues(v, r.Files)
 		if e != nil {
 			return nil, []*diag.Diagnostic{e}
 		}

@@ -13,7 +13,7 @@ import (
 
 // SourceValues is the value of deploy.Server.Source for servers found in a
 // values file checked without its chart.
-const SourceValues = "helm-values"
+const SourceValues = deploy.SourceHelmValues
 
 // A values file is often all a repository holds of a chart it installs from
 // a registry. When it has the shape of a chart kvlint knows, its keys are

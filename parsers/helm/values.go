@@ -18,6 +18,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // maxValuesSize bounds one values document; real ones are kilobytes.
@@ -103,7 +104,7 @@ func indexYAML(src *yamlsrc.Source, root *yaml.Node, locate func(deploy.Span) de
 // readValues decodes one values document as Helm does (sigs.k8s.io/yaml, so
 // numbers are float64 and 1000000 renders as 1e+06, exactly as in Helm) and
 // indexes its spans. Syntax errors are reported at their line.
-func readValues(v Values) (map[string]any, spans, *diag.Diagnostic) {
+func readValues(v Values, files *source.Set) (map[string]any, spans, *diag.Diagnostic) {
 	data := v.Data
 	if data == nil {
 		info, err := os.Stat(v.File)
@@ -116,9 +117,11 @@ func readValues(v Values) (map[string]any, spans, *diag.Diagnostic) {
 		if info.Size() > maxValuesSize {
 			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file is larger than 4 MiB; not read")
 		}
-		if data, err = os.ReadFile(v.File); err != nil {
+		f, err := files.Read(v.File, source.SyntaxYAML)
+		if err != nil {
 			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
 		}
+		data = f.Data
 	}
 	if len(data) > maxValuesSize {
 		return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values document is larger than 4 MiB; not read")

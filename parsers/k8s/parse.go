@@ -30,10 +30,11 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "kubernetes"
+const Source = deploy.SourceKubernetes
 
 // Limits that keep hostile input cheap. Real manifests nest a pod template
 // fewer than 15 levels deep and hold a few thousand nodes.
@@ -63,7 +64,13 @@ type Manifest struct {
 
 // ParseManifest is Parse that also returns the Services.
 func ParseManifest(name string, data []byte, read engine.ReadFile) Manifest {
-	src := yamlsrc.NewSource(name, data)
+	return ParseManifestFile(source.NewFile(name, data, source.SyntaxYAML), read)
+}
+
+// ParseManifestFile is ParseManifest for a file of the run's set, whose
+// line index it uses.
+func ParseManifestFile(f *source.File, read engine.ReadFile) Manifest {
+	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs)}
 	for _, d := range docs {

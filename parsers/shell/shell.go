@@ -46,6 +46,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Env holds the variables visible before the text runs, as the environment
@@ -63,8 +64,11 @@ type Mapper func(line, col int) (int, int)
 type Source struct {
 	File string // the user's file, as it appears in spans
 	Text []byte
-	Map  Mapper
-	Env  Env
+	// Lines is Text's line index when the caller holds one (the run's
+	// file set does); nil builds one.
+	Lines *source.Index
+	Map   Mapper
+	Env   Env
 	// Params are the positional parameters when they are known: Params[0]
 	// is $0, then $1, $2, ... (the words after sh -c SCRIPT). nil means
 	// unknown, as for a script file run with arguments kvlint cannot see.
@@ -105,7 +109,7 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
-		s.Source = "shell"
+		s.Source = deploy.SourceShell
 		servers = append(servers, s)
 	}
 	return servers, errs
@@ -113,5 +117,10 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 
 // Parse analyses a shell script file.
 func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return Servers(Source{File: name, Text: data}, read)
+	return ParseFile(source.NewFile(name, data, source.SyntaxShell), read)
+}
+
+// ParseFile is Parse for a file of the run's set, whose line index it uses.
+func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
+	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF)}, read)
 }

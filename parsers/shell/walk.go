@@ -36,10 +36,14 @@ type effects struct {
 }
 
 func newWalker(src Source, depth int) *walker {
+	lines := src.Lines
+	if lines == nil {
+		lines = NewLines(src.Text)
+	}
 	return &walker{
 		src:   src,
 		text:  src.Text,
-		loc:   locator{file: src.File, lines: NewLines(src.Text), mapf: src.Map},
+		loc:   locator{file: src.File, lines: lines, mapf: src.Map},
 		depth: depth,
 		funcs: map[string]effects{},
 	}

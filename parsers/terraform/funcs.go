@@ -262,7 +262,7 @@ func (m *module) readModuleFile(p string) (*file, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", p, describe(err))
 	}
-	f := newFile(display, data)
+	f := m.newFile(display, data) // display opens the same file as real
 	m.fs[display] = f
 	return f, nil
 }

@@ -246,6 +246,9 @@ func (m *module) readBeside() engine.ReadFile {
 			return filepath.Join(m.dir, p), nil, err
 		}
 		data, err := readFile(real)
+		if err == nil {
+			m.keep(display, data)
+		}
 		return display, data, err
 	}
 }

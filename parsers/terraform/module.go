@@ -129,7 +129,7 @@ func (m *module) load() bool {
 			m.errorf(deploy.Span{File: p}, "%s", describe(err))
 			continue
 		}
-		m.fs[p] = newFile(p, data)
+		m.fs[p] = m.newFile(p, data)
 		f, ds := hclsyntax.ParseConfig(data, p, hcl.InitialPos)
 		if ds.HasErrors() {
 			m.syntaxBroken = true

@@ -1,11 +1,10 @@
 package terraform
 
 import (
-	"sort"
-
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
 )
 
 // file is one file the module reads (.tf, .tfvars, a template), indexed so
@@ -13,34 +12,39 @@ import (
 type file struct {
 	name  string // as it appears in spans
 	data  []byte
-	lines []int // byte offset where each line starts
+	lines *source.Index // lines end at \n, as HCL counts them
 }
 
-func newFile(name string, data []byte) *file {
-	f := &file{name: name, data: data, lines: []int{0}}
-	for i, b := range data {
-		if b == '\n' {
-			f.lines = append(f.lines, i+1)
-		}
+func fromSource(sf *source.File) *file {
+	return &file{name: sf.Name, data: sf.Data, lines: sf.Index(source.LF)}
+}
+
+// newFile indexes a file the module read from disk under its own path and
+// puts it in the run's source set, so a span into it can be quoted.
+func (m *module) newFile(name string, data []byte) *file { return fromSource(m.keep(name, data)) }
+
+// keep puts a file the module read from disk in the run's source set.
+func (m *module) keep(name string, data []byte) *source.File {
+	sf := source.NewFile(name, data, source.SyntaxOf(name))
+	if m.opt.Files != nil {
+		sf = m.opt.Files.Add(sf)
 	}
-	return f
+	return sf
 }
 
-// pos converts a byte offset to a 1-based line and byte column. HCL counts
-// columns in grapheme clusters; kvlint's spans count bytes, so every HCL
-// position is converted through its Byte offset.
-func (f *file) pos(off int) (line, col int) {
-	off = max(0, min(off, len(f.data)))
-	i := sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > off }) - 1
-	return i + 1, off - f.lines[i] + 1
-}
+// span is the span of bytes [start, end). HCL counts columns in grapheme
+// clusters; kvlint's spans count bytes, so every HCL position is converted
+// through its Byte offset.
+func (f *file) span(start, end int) deploy.Span { return f.lines.Span(f.name, start, end) }
 
-// span is the span of bytes [start, end).
-func (f *file) span(start, end int) deploy.Span {
-	end = max(start, end)
-	l, c := f.pos(start)
-	el, ec := f.pos(end)
-	return deploy.Span{File: f.name, Line: l, Col: c, EndLine: el, EndCol: ec}
+// offsetOf converts a 1-based line and byte column of f to an offset: 0 for
+// a line f does not have, and a column past its line running on into the
+// text (as the declaration ranges it converts never do).
+func offsetOf(f *file, line, col int) int {
+	if line < 1 || line > f.lines.Lines() {
+		return 0
+	}
+	return min(f.lines.Start(line)+col-1, len(f.data))
 }
 
 // rangeSpan converts an HCL range of this file.

@@ -42,10 +42,11 @@ package terraform
 import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/source"
 )
 
 // Source is the value of deploy.Server.Source for servers found here.
-const Source = "terraform"
+const Source = deploy.SourceTerraform
 
 // Options are the settings a run applies to every module it checks.
 type Options struct {
@@ -61,6 +62,9 @@ type Options struct {
 	// Nil reports every helm_release with a local chart as an error, never
 	// passing over it.
 	Helm HelmRenderer
+	// Files, when set, receives every file the module reads from disk,
+	// for the reporters to quote; nil keeps none.
+	Files *source.Set
 }
 
 // ParseModule evaluates the Terraform module in dir and returns the servers

@@ -83,13 +83,6 @@ func (m *module) declRange(v *variable) (int, int) {
 	return offsetOf(f, v.decl.Line, v.decl.Col), offsetOf(f, v.decl.EndLine, v.decl.EndCol)
 }
 
-func offsetOf(f *file, line, col int) int {
-	if line < 1 || line > len(f.lines) {
-		return 0
-	}
-	return min(f.lines[line-1]+col-1, len(f.data))
-}
-
 // inputSites gives the leaves of a variable's value their sites: each leaf
 // points where it was written (a step of the given kind) and, when via is
 // set, goes on to the variable's declaration.
@@ -203,7 +196,7 @@ func (m *module) varFile(p string) {
 		m.errorf(deploy.Span{File: p}, "%s", describe(err))
 		return
 	}
-	m.fs[p] = newFile(p, data)
+	m.fs[p] = m.newFile(p, data)
 	var f *hcl.File
 	var ds hcl.Diagnostics
 	if strings.HasSuffix(p, ".json") {
