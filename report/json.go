@@ -67,11 +67,13 @@ type jsonArg struct {
 	Inferred bool `json:"inferred,omitempty"`
 }
 
+// jsonError is an input error. File is null for one that is not in a file
+// (a command-line --set), never a name made up for it.
 type jsonError struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
+	File    *string `json:"file"`
+	Line    int     `json:"line"`
+	Column  int     `json:"column"`
+	Message string  `json:"message"`
 }
 
 // CheckJSON writes the result of `kvlint check --format json`. Each finding
@@ -127,7 +129,11 @@ func serverJSON(s *deploy.Server) jsonServer {
 }
 
 func errorJSON(e *diag.Diagnostic) jsonError {
-	return jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message}
+	je := jsonError{Line: e.Span.Line, Column: e.Span.Col, Message: e.Message}
+	if e.Span.File != "" {
+		je.File = &e.Span.File
+	}
+	return je
 }
 
 type jsonCapacity struct {
@@ -160,7 +166,7 @@ func CapacityJSON(w io.Writer, res *analysis.Result) error {
 		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Deployment: of[s], Estimate: est})
 	}
 	for _, e := range res.Errors {
-		out.Errors = append(out.Errors, jsonError{File: e.Span.File, Line: e.Span.Line, Column: e.Span.Col, Message: e.Message})
+		out.Errors = append(out.Errors, errorJSON(e))
 	}
 	return writeJSON(w, out)
 }

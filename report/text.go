@@ -16,6 +16,11 @@ import (
 func CheckText(w io.Writer, res *analysis.Result) error {
 	src := excerpts{res.Files}
 	for _, e := range res.Errors {
+		if e.Span.File == "" {
+			// Not in a file (a command-line --set): no position to print.
+			fmt.Fprintf(w, "kvlint: error: %s\n", e.Message)
+			continue
+		}
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 		src.excerpt(w, e.Span)
 	}

@@ -242,9 +242,17 @@ func TestRenderErrors(t *testing.T) {
 	if len(errs) != 1 || errs[0].Span.File != "x.yaml" || errs[0].Span.Line == 0 {
 		t.Errorf("bad values YAML: %v", errs)
 	}
+	// A command-line --set is no file: its error names it and has no span.
 	_, errs = Render(Release{Chart: pd, Set: []Set{{Expr: "decode[=1"}}}, nil)
-	if len(errs) != 1 || !strings.Contains(errs[0].Span.File, "--set") {
-		t.Errorf("bad --set: %v", errs)
+	if len(errs) != 1 || errs[0].Span != (deploy.Span{}) || !strings.HasPrefix(errs[0].Message, "--set decode[=1: ") {
+		t.Errorf("bad command-line --set: %#v", errs)
+	}
+	// One written in a file (.kvlint.yaml, a Terraform set block) is
+	// reported where it is written.
+	at := deploy.Span{File: ".kvlint.yaml", Line: 4, Col: 9, EndLine: 4, EndCol: 18}
+	_, errs = Render(Release{Chart: pd, Set: []Set{{Expr: "decode[=1", Span: at}}}, nil)
+	if len(errs) != 1 || errs[0].Span != at {
+		t.Errorf("bad --set in a file: %#v", errs)
 	}
 }
 

@@ -83,7 +83,13 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	for _, s := range r.Set {
 		paths, err := applySet(s, vals)
 		if err != nil {
-			return nil, []*diag.Diagnostic{diag.Errorf(setSpan(s), "--set %s: %v", s.Expr, err)}
+			// A command-line assignment has no file to point at: the error
+			// names it and has no span, rather than a file named after it.
+			what := "--set"
+			if s.Span.File == "" {
+				what = s.flag()
+			}
+			return nil, []*diag.Diagnostic{diag.Errorf(s.Span, "%s %s: %v", what, s.Expr, err)}
 		}
 		so := setOrigin{paths: map[string]bool{}, step: s.step()}
 		for _, p := range paths {
@@ -289,15 +295,6 @@ func setIn(parent any, step string, v any) {
 			t[i] = v
 		}
 	}
-}
-
-// setSpan is where an error in a --set is reported: where it is written,
-// or, for a command line, the argument itself in place of a file.
-func setSpan(s Set) deploy.Span {
-	if s.Span.File != "" {
-		return s.Span
-	}
-	return deploy.Span{File: s.flag() + " " + s.Expr}
 }
 
 // flag is the option the assignment is given with.
