@@ -26,9 +26,9 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/internal/jsonpos"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/source"
+	"github.com/kvlint/kvlint/source/jsonpos"
 )
 
 // Version is the version of the file format this package writes and reads.

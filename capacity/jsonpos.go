@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/kvlint/kvlint/internal/jsonpos"
+	"github.com/kvlint/kvlint/source/jsonpos"
 )
 
 // jsonDoc is a decoded JSON object with the byte offset of every value, so
