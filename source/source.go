@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kvlint/kvlint/internal/limits"
 )
@@ -55,8 +56,7 @@ type File struct {
 	Data   []byte
 	Syntax Syntax
 
-	once    [breakRules]sync.Once
-	indexes [breakRules]*Index
+	indexes [breakRules]atomic.Pointer[Index]
 }
 
 // NewFile holds data, the content of the file name.
@@ -64,10 +64,27 @@ func NewFile(name string, data []byte, syntax Syntax) *File {
 	return &File{Name: name, Data: data, Syntax: syntax}
 }
 
-// Index is the file's line index under rule b, built on first use.
+// Index is the file's line index under rule b, built on first use. Two
+// callers racing to build it build the same index; one is kept.
 func (f *File) Index(b Breaks) *Index {
-	f.once[b].Do(func() { f.indexes[b] = NewIndex(f.Data, b) })
-	return f.indexes[b]
+	if ix := f.indexes[b].Load(); ix != nil {
+		return ix
+	}
+	ix := NewIndex(f.Data, b)
+	if f.indexes[b].CompareAndSwap(nil, ix) {
+		return ix
+	}
+	return f.indexes[b].Load()
+}
+
+// ReleaseIndexes lets the file's line indexes go; the next Index call
+// builds its index again. A parser needs the index of every file it
+// reads, the reporters only those of the few files a finding points
+// into: releasing after the parse keeps a large run's memory to the text.
+func (f *File) ReleaseIndexes() {
+	for b := range f.indexes {
+		f.indexes[b].Store(nil)
+	}
 }
 
 // Set is the files of one run by name. It is safe for concurrent use, so
@@ -76,12 +93,15 @@ type Set struct {
 	wd    string // the working directory relative names resolve against
 	mu    sync.Mutex
 	files map[string]*File
+	// passed are files a parser read and let go because nothing can be
+	// reported in them (see Pass).
+	passed map[string]bool
 }
 
 // NewSet returns an empty set.
 func NewSet() *Set {
 	wd, _ := os.Getwd() // "" on error: relative names then stay relative
-	return &Set{wd: wd, files: map[string]*File{}}
+	return &Set{wd: wd, files: map[string]*File{}, passed: map[string]bool{}}
 }
 
 // key makes names that address one file equal: "./a.sh", "a.sh" and the
@@ -104,7 +124,32 @@ func (s *Set) Add(f *File) *File {
 		return held
 	}
 	s.files[k] = f
+	delete(s.passed, k)
 	return f
+}
+
+// Pass records that name was read whole and let go: nothing in it can be
+// reported (no server, no error, no kvlint directive), so the set does not
+// keep its text for the reporters, and the suppression scanner need not
+// read it again. A file the set holds stays held. A parser that needs the
+// text later (a --config file a launch names) reads it with Read, which
+// keeps it from then on.
+func (s *Set) Pass(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := s.key(name); s.files[k] == nil {
+		s.passed[k] = true
+	}
+}
+
+// Passed reports whether name was let go with Pass and not read again.
+func (s *Set) Passed(name string) bool {
+	if s == nil || name == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.passed[s.key(name)]
 }
 
 // File is the file the set holds under name, or nil.
@@ -133,6 +178,19 @@ func (s *Set) Read(name string, syntax Syntax) (*File, error) {
 		return f, nil
 	}
 	return s.Add(f), nil
+}
+
+// ReleaseIndexes releases the line indexes of every file in the set
+// (File.ReleaseIndexes).
+func (s *Set) ReleaseIndexes() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.files {
+		f.ReleaseIndexes()
+	}
 }
 
 // Files lists the set's files ordered by name.

@@ -99,3 +99,59 @@ func TestSetConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A file let go with Pass is not held and is known as passed; reading it
+// again (a --config file a launch names) holds it from then on; a held file
+// is never passed.
+func TestSetPass(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("cfg.yaml", []byte("model-path: m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSet()
+	s.Pass("./cfg.yaml")
+	if s.File("cfg.yaml") != nil || !s.Passed("cfg.yaml") || !s.Passed(filepath.Join(dir, "cfg.yaml")) {
+		t.Fatalf("after Pass: held %v, passed %v", s.File("cfg.yaml"), s.Passed("cfg.yaml"))
+	}
+	f, err := s.Read("cfg.yaml", SyntaxYAML)
+	if err != nil || string(f.Data) != "model-path: m\n" {
+		t.Fatalf("Read after Pass: %v, %v", f, err)
+	}
+	if s.Passed("cfg.yaml") || s.File("cfg.yaml") != f {
+		t.Error("a file read after Pass is not held")
+	}
+	s.Pass("cfg.yaml")
+	if s.Passed("cfg.yaml") || s.File("cfg.yaml") != f {
+		t.Error("Pass let a held file go")
+	}
+	var none *Set
+	if none.Passed("cfg.yaml") {
+		t.Error("a nil set passed a file")
+	}
+}
+
+// Released indexes are built again, the same, on the next use.
+func TestReleaseIndexes(t *testing.T) {
+	f := NewFile("a.yaml", []byte("a: 1\r\nb: 2\rc: 3\n"), SyntaxYAML)
+	s := NewSet()
+	s.Add(f)
+	before := map[Breaks]*Index{}
+	for _, b := range []Breaks{LF, Newlines, YAML} {
+		before[b] = f.Index(b)
+	}
+	s.ReleaseIndexes()
+	for b, ix := range before {
+		again := f.Index(b)
+		if again == ix {
+			t.Errorf("rule %v: the index was not released", b)
+		}
+		for off := 0; off <= len(f.Data); off++ {
+			l1, c1 := ix.Pos(off)
+			l2, c2 := again.Pos(off)
+			if l1 != l2 || c1 != c2 {
+				t.Errorf("rule %v offset %d: %d:%d, rebuilt %d:%d", b, off, l1, c1, l2, c2)
+			}
+		}
+	}
+}
