@@ -1,6 +1,8 @@
 package parsers
 
 import (
+	"bytes"
+
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
@@ -38,15 +40,34 @@ func parseAllWith(f File, opt Options) Parsed {
 		return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: "unknown file kind " + string(f.Kind)}}}
 	}
 	in := Input{File: f, Options: opt}
-	if f.Kind != KindHelm && f.Kind != KindTerraform { // a file read whole
-		src, err := opt.Files.Read(f.Path, format.Syntax())
+	if f.Kind == KindHelm || f.Kind == KindTerraform { // directories: they keep what they read
+		return format.Parse(in)
+	}
+	// A file read whole joins the run's set only when something can be
+	// reported in it: a server it launches (findings point at its flags),
+	// an error, or a directive (the suppression scanner reads it). A large
+	// repository is mostly other files, and keeping their text until the
+	// report would double kvlint's live memory for nothing.
+	src := opt.Files.File(f.Path)
+	held := src != nil
+	if !held {
+		data, err := limits.ReadFile(f.Path)
 		if err != nil {
 			return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
 		}
-		in.Source = src
-		in.Read = ReadBeside(f.Path, opt.Files)
+		src = source.NewFile(f.Path, data, format.Syntax())
 	}
-	return format.Parse(in)
+	in.Source = src
+	in.Read = ReadBeside(f.Path, opt.Files)
+	p := format.Parse(in)
+	if !held {
+		if len(p.Servers) > 0 || len(p.Errors) > 0 || bytes.Contains(src.Data, []byte(DirectiveMarker)) {
+			opt.Files.Add(src).ReleaseIndexes()
+		} else {
+			opt.Files.Pass(f.Path)
+		}
+	}
+	return p
 }
 
 // withFiles gives opt a file set when the caller gave none.
@@ -66,6 +87,9 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
+	// Charts and modules keep the files they read, indexes and all; the
+	// reporters rebuild the few they quote.
+	opt.Files.ReleaseIndexes()
 	all := Parsed{Files: opt.Files}
 	for _, p := range out {
 		all.Servers = append(all.Servers, p.Servers...)

@@ -93,3 +93,34 @@ func TestParseFileSetKeepsWhatItRead(t *testing.T) {
 		t.Errorf("the set holds %d files, want %d", p.Files.Len(), len(want))
 	}
 }
+
+// A file read whole stays in the set only when something can be reported in
+// it: a server, an error or a kvlint directive. The others are let go
+// (Passed), so a large repository's text is not held to the end of a run.
+func TestParseFileSetLetsGoWhatCannotBeReported(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"serve.sh":    "#!/bin/sh\npython3 -m sglang.launch_server --model-path m\n",
+		"svc.yaml":    "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports: [{port: 80}]\n",
+		"web.yaml":    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n",
+		"marked.yaml": "# kvlint:ignore-file KV101 -- sized elsewhere\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+		"broken.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+	})
+	files, errs := Discover([]string{root}, &Ignore{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	p := ParseFileSet(files)
+	for name, held := range map[string]bool{
+		"serve.sh": true, "broken.yaml": true, "marked.yaml": true,
+		"svc.yaml": false, "web.yaml": false,
+	} {
+		path := filepath.Join(root, name)
+		if got := p.Files.File(path) != nil; got != held {
+			t.Errorf("%s: held %v, want %v", name, got, held)
+		}
+		if got := p.Files.Passed(path); got == held {
+			t.Errorf("%s: passed %v, want %v", name, got, !held)
+		}
+	}
+}

@@ -155,6 +155,9 @@ func scanFiles(paths []string, syntaxes map[string]source.Syntax, sources *sourc
 
 // scanPath finds the suppressions of one file.
 func scanPath(path string, syntax source.Syntax, sources *source.Set) []*suppression {
+	if sources.Passed(path) {
+		return nil // the parse read it: it names no kvlint directive
+	}
 	f, err := sources.Read(path, syntax)
 	if err != nil {
 		return nil

@@ -225,3 +225,25 @@ func TestSuppressionsComeFromTheRunsText(t *testing.T) {
 		t.Errorf("the file read for its directives is not kept: %v", kept)
 	}
 }
+
+// A file the parse let go (no server, no error, no directive in the text it
+// read) is not read again for suppressions, even if a directive appears on
+// disk afterwards: the run's text is the one it parsed.
+func TestApplySkipsFilesTheParseLetGo(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "web.yaml", "# kvlint:ignore-file KV101 -- written after the parse\napiVersion: v1\nkind: ConfigMap\n")
+	files := source.NewSet()
+	files.Pass(f)
+	facts := Apply(nil, Options{Files: []File{{Path: f, Syntax: source.SyntaxYAML}}, Sources: files})
+	if len(facts) != 0 || files.File(f) != nil {
+		t.Errorf("a file the parse let go was read again: facts %v", facts)
+	}
+	// Held, the same file's directive is found.
+	files = source.NewSet()
+	if _, err := files.Read(f, source.SyntaxYAML); err != nil {
+		t.Fatal(err)
+	}
+	if facts := Apply(nil, Options{Files: []File{{Path: f, Syntax: source.SyntaxYAML}}, Sources: files}); len(facts) != 1 {
+		t.Errorf("the directive of a held file: facts %v, want 1", facts)
+	}
+}
