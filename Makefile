@@ -1,9 +1,10 @@
 # kvlint's build. Everything here needs only Go.
 GO       ?= go
 PKGS     := ./...
-# Packages whose code runs goroutines (parallel parsing, the runtime):
+# Packages whose code runs goroutines (parallel parsing, the runtime, the
+# run's file set shared by the parsers):
 # tested again under the race detector.
-RACE_PKGS := ./parsers/... ./verify/... ./check/... ./suppress/... ./rules/... ./internal/...
+RACE_PKGS := ./parsers/... ./verify/... ./check/... ./suppress/... ./rules/... ./internal/... ./source/...
 FUZZTIME ?= 10s
 
 .PHONY: all build test vet lint bench bench-repo bench-verify bench-go fuzz clean
