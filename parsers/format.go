@@ -117,6 +117,13 @@ func (dockerfileFormat) Kind() Kind            { return KindDockerfile }
 func (dockerfileFormat) Syntax() source.Syntax { return source.SyntaxDockerfile }
 func (dockerfileFormat) Detect(c *Candidate) (Match, error) {
 	l := c.Lower
+	// Dockerfile.gpu.dockerignore is not a Dockerfile: BuildKit reads an
+	// ignore file named after the Dockerfile it sits beside ("Filename and
+	// location", docs.docker.com/build/concepts/context/), and its lines
+	// are patterns, not instructions.
+	if c.Ext == ".dockerignore" {
+		return NoMatch, nil
+	}
 	if l == "dockerfile" || l == "containerfile" || strings.HasPrefix(l, "dockerfile.") ||
 		c.Ext == ".dockerfile" || c.Ext == ".containerfile" {
 		return Matched, nil
