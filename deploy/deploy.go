@@ -6,7 +6,8 @@ package deploy
 import (
 	"fmt"
 	"iter"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Span locates text a user wrote. Lines and columns are 1-based; columns count
@@ -161,12 +162,7 @@ func (s *Server) Arg(flag string) (Value, bool) {
 // ArgNames returns the server's canonical flag names in sorted order, so
 // everything that iterates over flags is deterministic.
 func (s *Server) ArgNames() []string {
-	names := make([]string, 0, len(s.Args))
-	for n := range s.Args {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(s.Args))
 }
 
 // Field names one value of a server: the field that holds it and, for a
@@ -210,12 +206,7 @@ func (s *Server) Values() iter.Seq2[Field, *Value] {
 				return
 			}
 		}
-		lists := make([]string, 0, len(s.ArgLists))
-		for name := range s.ArgLists {
-			lists = append(lists, name)
-		}
-		sort.Strings(lists)
-		for _, name := range lists {
+		for _, name := range slices.Sorted(maps.Keys(s.ArgLists)) {
 			for i, occ := range s.ArgLists[name] {
 				for j := range occ {
 					if !yield(Field{Kind: FieldArgList, Flag: name, Index: i, Item: j}, &occ[j]) {
