@@ -42,6 +42,10 @@ const (
 	// StepWritten is other text the value was assembled from: a positional
 	// parameter of a script, a Terraform literal or data source.
 	StepWritten StepKind = "written"
+	// StepImage is a container image's default ENTRYPOINT or CMD: words
+	// the deployment did not write, which the image supplies. Its span is
+	// the image reference (the line to change: the image or the command).
+	StepImage StepKind = "image"
 )
 
 // Step is one place a value went through on its way to where it is reported.

@@ -30,6 +30,10 @@ type Options struct {
 	// the suppression scanner; nil gives each parse a set of its own
 	// (Parsed.Files).
 	Files *source.Set
+	// Images is the image table (the built-in rows plus .kvlint.yaml
+	// images:) that gives a container without a command of its own the
+	// image's entrypoint; nil has only the built-in rows.
+	Images *engine.ImageTable
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors

@@ -72,6 +72,8 @@ func stepMessage(k deploy.StepKind) string {
 		return "the value passes through here"
 	case deploy.StepWritten:
 		return "the value is written here"
+	case deploy.StepImage:
+		return "the image's entrypoint supplies the value"
 	}
 	return "the value was set here"
 }

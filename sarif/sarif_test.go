@@ -525,6 +525,7 @@ func TestStepMessages(t *testing.T) {
 		deploy.StepVariable:        "the value passes through here",
 		deploy.StepReference:       "the value passes through here",
 		deploy.StepWritten:         "the value is written here",
+		deploy.StepImage:           "the image's entrypoint supplies the value",
 	} {
 		if got := stepMessage(kind); got != want {
 			t.Errorf("%s: %q, want %q", kind, got, want)
