@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -102,7 +103,49 @@ func (t *ImageTable) Lookup(ref ImageRef) (Image, bool) {
 	if err != nil {
 		return Image{}, false
 	}
-	return bestImage(rows, ref)
+	im, ok := bestImage(rows, ref)
+	if ok && im.Release == "" && !im.Floating {
+		// A built-in row written as a tag glob ("v0.1[2-9].*") carries no
+		// release of its own; the tag names it where the scheme is known.
+		im.Release, _ = TagRelease(ref.Repository, ref.Tag)
+	}
+	return im, ok
+}
+
+// tagSchemes are the image repositories whose release tags were read at
+// their publishing scripts, each with the pattern of those tags; the first
+// group is the engine release.
+//   - vllm/vllm-openai: vllm-project/vllm@60af7b967bf5
+//     .buildkite/scripts/publish-release-images.sh tags
+//     v${RELEASE_VERSION} and v${RELEASE_VERSION}-x86_64/-aarch64.
+//   - vllm/vllm-openai-rocm: the same commit's
+//     .buildkite/scripts/annotate-rocm-release.sh tags v${RELEASE_VERSION}
+//     (and v${RELEASE_VERSION}-base, the ROCm base image, no engine).
+//   - lmsysorg/sglang: sgl-project/sglang@8905cbd42f4a
+//     .github/workflows/release-docker*.yml tag v{version} followed by a
+//     variant (-cu129, -cu130, -runtime, -rocm700-mi30x, -cann…); releases
+//     before them carried .postN (v0.4.6.post1-cu124).
+var tagSchemes = map[string]*regexp.Regexp{
+	"vllm/vllm-openai":      regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)(?:-(?:x86_64|aarch64))?$`),
+	"vllm/vllm-openai-rocm": regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)$`),
+	"lmsysorg/sglang":       regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-[a-z0-9][a-z0-9._-]*)?$`),
+}
+
+// TagRelease returns the engine release an image tag names, for the
+// repositories whose tag scheme is known (tagSchemes): vllm/vllm-openai
+// v0.12.0 → 0.12.0, lmsysorg/sglang v0.4.6.post1-cu124 → 0.4.6.post1.
+// Other repositories and tags outside the scheme (latest, nightly, dev,
+// v0.14.0-base) give "", false.
+func TagRelease(repository, tag string) (string, bool) {
+	re := tagSchemes[repository]
+	if re == nil {
+		return "", false
+	}
+	m := re.FindStringSubmatch(tag)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 // bestImage picks the matching row with the longest repository pattern,

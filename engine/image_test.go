@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"path"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -82,5 +85,151 @@ func TestContainerArgv(t *testing.T) {
 	got := ContainerArgv(img, im, nil, nil)
 	if got[0].Span != img.Span || len(got[0].Origin) != 1 || got[0].Origin[0].Kind != deploy.StepImage {
 		t.Errorf("an image word should carry the image's span and an image step: %+v", got[0])
+	}
+}
+
+// Worked examples from data/images.tsv, each checked against the Dockerfile
+// its row cites (gen/README.md, "Image table").
+func TestBuiltinImages(t *testing.T) {
+	tab := NewImageTable(nil)
+	apiServer := []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}
+	serve := []string{"vllm", "serve"}
+	for _, c := range []struct {
+		ref      string
+		engine   deploy.Engine
+		ep, cmd  []string
+		release  string
+		floating bool
+		source   string
+	}{
+		// The api_server module up to the change to `vllm serve`
+		// (vllm-project/vllm#25967, d00d652).
+		{"vllm/vllm-openai:v0.5.0", deploy.EngineVLLM, apiServer, nil, "0.5.0", false,
+			"vllm-project/vllm@8f89d72090da70895d77d32248ea8504f7daba50:Dockerfile"},
+		{"vllm/vllm-openai:v0.5.0.post1", deploy.EngineVLLM, apiServer, nil, "0.5.0.post1", false,
+			"vllm-project/vllm@0f0d8bc065f3608e7657a9696f5d2d7c0d6722d1:Dockerfile"},
+		{"docker.io/vllm/vllm-openai:v0.8.5", deploy.EngineVLLM, apiServer, nil, "0.8.5", false,
+			"vllm-project/vllm@ba41cc90e8ef7f236347b2f1599eec2cbb9e1f0d:docker/Dockerfile"},
+		{"vllm/vllm-openai:v0.9.2", deploy.EngineVLLM, apiServer, nil, "0.9.2", false,
+			"vllm-project/vllm@a5dd03c1ebc5e4f56f3c9d3dc0436e9c582c978f:docker/Dockerfile"},
+		// Newer tags: `vllm serve`, the release read from the tag.
+		{"vllm/vllm-openai:v0.21.0", deploy.EngineVLLM, serve, nil, "0.21.0", false,
+			"vllm-project/vllm@d00d65299835da159c161b29ee3b02c12440e777:docker/Dockerfile"},
+		{"vllm/vllm-openai:v0.11.1-x86_64", deploy.EngineVLLM, serve, nil, "0.11.1", false, ""},
+		// Floating tags: the newest entrypoint, no release.
+		{"vllm/vllm-openai", deploy.EngineVLLM, serve, nil, "", true, ""},
+		{"vllm/vllm-openai:nightly", deploy.EngineVLLM, serve, nil, "", true, ""},
+		{"vllm/vllm-openai-rocm:v0.16.0", deploy.EngineVLLM, serve, nil, "0.16.0", false,
+			"vllm-project/vllm@c5891b54306669db6e78e7df32250b6eee7d34b5:docker/Dockerfile.rocm"},
+		{"vllm/vllm-openai-rocm:v0.16.0-base", "", nil, nil, "", false, ""},
+		// SGLang's images run no server by themselves.
+		{"lmsysorg/sglang:v0.4.6.post1-cu124", "", nil, nil, "0.4.6.post1", false,
+			"sgl-project/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8:docker/Dockerfile"},
+		{"lmsysorg/sglang:v0.5.10-runtime", "", nil, []string{"/bin/bash"}, "0.5.10", false, ""},
+		{"lmsysorg/sglang:v0.5.10-rocm700-mi30x", "", nil, []string{"/bin/bash"}, "0.5.10", false,
+			"sgl-project/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8:docker/rocm.Dockerfile"},
+		{"lmsysorg/sglang:latest", "", nil, nil, "", true, ""},
+		{"lmsysorg/sglang:latest-cu129-runtime", "", nil, []string{"/bin/bash"}, "", true, ""},
+		{"ghcr.io/llm-d/llm-d:0.0.8", deploy.EngineVLLM, apiServer, nil, "", false,
+			"llm-d/llm-d@98e2cc3bd77eb3509d02a0b83cee51fac76aeaf5:Dockerfile"},
+		// KServe's server takes its own flags and runs vLLM inside.
+		{"kserve/huggingfaceserver:v0.15.2-gpu", "", []string{"python3", "-m", "huggingfaceserver"}, nil, "", false,
+			"kserve/kserve@d623ea29e4a7312e509829f9104209cd6f820268:python/huggingface_server.Dockerfile"},
+	} {
+		r, ok := ParseImageRef(c.ref)
+		if !ok {
+			t.Fatalf("ParseImageRef(%q) failed", c.ref)
+		}
+		im, ok := tab.Lookup(r)
+		if !ok {
+			t.Errorf("%s: no row", c.ref)
+			continue
+		}
+		if im.Engine != c.engine || !slices.Equal(im.Entrypoint, c.ep) || !slices.Equal(im.Cmd, c.cmd) ||
+			im.Release != c.release || im.Floating != c.floating || (c.source != "" && im.Source != c.source) {
+			t.Errorf("%s = %+v\nwant engine %q entrypoint %q cmd %q release %q floating %v source %q",
+				c.ref, im, c.engine, c.ep, c.cmd, c.release, c.floating, c.source)
+		}
+	}
+	// No cited row: the tag commits of these releases are not in the
+	// mirrors the table was read from, so the table says nothing.
+	for _, ref := range []string{"vllm/vllm-openai:v0.10.1", "vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.4.3", "rocm/vllm:latest"} {
+		r, _ := ParseImageRef(ref)
+		if im, ok := tab.Lookup(r); ok {
+			t.Errorf("%s matched %+v", ref, im)
+		}
+	}
+}
+
+// Every built-in row cites the Dockerfile it was read from and has fields
+// the consumers can use.
+func TestBuiltinImageRows(t *testing.T) {
+	rows, err := builtinImages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 70 {
+		t.Fatalf("%d rows: the table lost rows", len(rows))
+	}
+	source := regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}:[^\s:]+$`)
+	release := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(\.[0-9]+)?(\.post[0-9]+)?$`)
+	seen := map[[2]string]bool{}
+	for _, im := range rows {
+		key := [2]string{im.Repository, im.Tags}
+		if seen[key] {
+			t.Errorf("%v: two rows", key)
+		}
+		seen[key] = true
+		if !source.MatchString(im.Source) {
+			t.Errorf("%v: source %q is not repo@commit:path", key, im.Source)
+		}
+		if im.Repository == "" || im.Repository != strings.ToLower(im.Repository) || strings.Contains(im.Repository, ":") && !strings.Contains(im.Repository, "/") {
+			t.Errorf("%v: repository not in ParseImageRef's form", key)
+		}
+		if _, err := path.Match(im.Tags, ""); err != nil || im.Tags == "" {
+			t.Errorf("%v: tags glob: %v", key, err)
+		}
+		switch im.Engine {
+		case "", deploy.EngineVLLM, deploy.EngineSGLang, deploy.EngineSGLangRouter:
+		default:
+			t.Errorf("%v: engine %q is no deploy.Engine", key, im.Engine)
+		}
+		if im.Engine == deploy.EngineVLLM && !slices.Equal(im.Entrypoint, []string{"vllm", "serve"}) &&
+			!slices.Equal(im.Entrypoint, []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}) {
+			t.Errorf("%v: engine vllm but entrypoint %q", key, im.Entrypoint)
+		}
+		if im.Release != "" && (!release.MatchString(im.Release) || im.Floating) {
+			t.Errorf("%v: release %q (floating %v)", key, im.Release, im.Floating)
+		}
+		if im.Release != "" && !strings.ContainsAny(im.Tags, "*?[") {
+			if got, ok := TagRelease(im.Repository, im.Tags); ok && got != im.Release {
+				t.Errorf("%v: release %q, the tag says %q", key, im.Release, got)
+			}
+		}
+	}
+}
+
+func TestTagRelease(t *testing.T) {
+	for _, c := range []struct{ repo, tag, want string }{
+		{"vllm/vllm-openai", "v0.8.5", "0.8.5"},
+		{"vllm/vllm-openai", "v0.5.0.post1", "0.5.0.post1"},
+		{"vllm/vllm-openai", "v0.10.1.1", "0.10.1.1"},
+		{"vllm/vllm-openai", "v0.12.0-aarch64", "0.12.0"},
+		{"vllm/vllm-openai", "latest", ""},
+		{"vllm/vllm-openai", "nightly-0123abc", ""},
+		{"vllm/vllm-openai", "v0.12.0-cu130", ""},
+		{"vllm/vllm-openai-rocm", "v0.16.0", "0.16.0"},
+		{"vllm/vllm-openai-rocm", "v0.16.0-base", ""},
+		{"lmsysorg/sglang", "v0.4.6.post1-cu124", "0.4.6.post1"},
+		{"lmsysorg/sglang", "v0.5.10", "0.5.10"},
+		{"lmsysorg/sglang", "v0.5.10-rocm700-mi30x", "0.5.10"},
+		{"lmsysorg/sglang", "dev", ""},
+		{"lmsysorg/sglang", "latest-runtime", ""},
+		{"corp/vllm", "v0.8.5", ""},
+	} {
+		got, ok := TagRelease(c.repo, c.tag)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("TagRelease(%q, %q) = %q, %v; want %q", c.repo, c.tag, got, ok, c.want)
+		}
 	}
 }

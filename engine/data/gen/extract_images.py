@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Write images.tsv: what each listed container image runs by default.
+
+    python3 extract_images.py images_inputs.tsv OWNER/NAME=GITDIR ... > ../images.tsv
+
+For every line of the inputs file the Dockerfile is read with `git show
+COMMIT:PATH` from a git directory holding that repository's history (a clone
+or a mirror; several may be given for one repository, e.g. forks that carry
+its release tags). Nothing is built or run: the Dockerfile text is parsed for
+its FROM/ENTRYPOINT/CMD instructions and the named build stage's ENTRYPOINT
+and CMD are written out, with the commit as the row's source.
+
+A release tag is resolved in every git directory given for the repository;
+they must agree, unless the inputs pin the commit (TAG=COMMIT), in which case
+the pinned commit must be what at least one of them says.
+"""
+
+import json
+import re
+import subprocess
+import sys
+
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+FROM = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?\s*$", re.I)
+HEREDOC = re.compile(r"<<-?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
+LAUNCHERS = ("vllm", "sglang")
+
+
+def git(gitdir, *args):
+    r = subprocess.run(["git", "--git-dir", gitdir, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout
+
+
+def resolve(gitdirs, ref):
+    """Returns (commit, gitdir) for a tag, TAG=COMMIT or a commit."""
+    tag, _, pinned = ref.partition("=")
+    if HEX40.match(tag):
+        for g in gitdirs:
+            if git(g, "cat-file", "-e", tag + "^{commit}")[0] == 0:
+                return tag, g
+        sys.exit(f"commit {tag} is in none of {gitdirs}")
+    seen = {}
+    for g in gitdirs:
+        rc, out = git(g, "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}")
+        if rc == 0:
+            seen.setdefault(out.strip(), g)
+    if not seen:
+        sys.exit(f"tag {tag} is in none of {gitdirs}")
+    if pinned:
+        if pinned not in seen:
+            sys.exit(f"tag {tag}: pinned {pinned} is not what any mirror says ({sorted(seen)})")
+        return pinned, seen[pinned]
+    if len(seen) > 1:
+        sys.exit(f"tag {tag}: mirrors disagree ({sorted(seen)}); pin one as TAG=COMMIT")
+    return next(iter(seen.items()))
+
+
+def logical_lines(text):
+    """Dockerfile lines with continuations joined, comment lines and heredoc
+    bodies dropped (a comment line inside a continued instruction is dropped
+    too, as BuildKit does)."""
+    out, cur, heredocs = [], None, []
+    for raw in text.splitlines():
+        s = raw.strip()
+        if heredocs:  # a heredoc body (BuildKit `RUN <<EOF`) holds no instructions
+            if s == heredocs[0]:
+                heredocs.pop(0)
+            continue
+        if s.startswith("#") or (not s and cur is None):
+            continue
+        part = s[:-1] if s.endswith("\\") else s
+        cur = part if cur is None else cur + " " + part
+        if not s.endswith("\\"):
+            out.append(cur.strip())
+            heredocs = HEREDOC.findall(cur)
+            cur = None
+    if cur:
+        out.append(cur.strip())
+    return out
+
+
+def argv(rest):
+    """Exec form (a JSON list) as is; shell form runs under /bin/sh -c."""
+    if rest.startswith("["):
+        try:
+            v = json.loads(rest)
+        except json.JSONDecodeError:
+            v = None
+        if isinstance(v, list) and all(isinstance(w, str) for w in v):
+            return v
+    return ["/bin/sh", "-c", rest]
+
+
+def stage_argv(text, want):
+    """ENTRYPOINT and CMD of stage `want` ("" = the last stage). A stage
+    built FROM an earlier stage inherits its values; one built FROM an
+    outside image starts with none (what that image sets is not in this
+    Dockerfile: the row records only what the Dockerfile sets). Setting
+    ENTRYPOINT clears an inherited CMD (Dockerfile reference, ENTRYPOINT)."""
+    stages, cur = {}, None
+    order = []
+    for line in logical_lines(text):
+        word, _, rest = line.partition(" ")
+        word, rest = word.upper(), rest.strip()
+        if word == "FROM":
+            m = FROM.match(line)
+            if not m:
+                sys.exit(f"unparsed FROM: {line}")
+            base = stages.get(m.group(1).lower())
+            cur = {"entry": None, "cmd": None} if base is None else dict(base)
+            name = (m.group(2) or f"#{len(order)}").lower()
+            stages[name] = cur
+            order.append(name)
+        elif word == "ENTRYPOINT" and cur is not None:
+            cur["entry"], cur["cmd"] = argv(rest), None
+        elif word == "CMD" and cur is not None:
+            cur["cmd"] = argv(rest)
+    name = want.lower() if want else (order[-1] if order else None)
+    if name not in stages:
+        sys.exit(f"no stage {want!r} (stages: {order})")
+    st = stages[name]
+    return st["entry"] or [], st["cmd"] or []
+
+
+def check_engine(engine, entry, cmd, where):
+    """The engine column is a judgement written in the inputs; hold it to
+    the argv read from the Dockerfile so a changed entrypoint cannot pass
+    unnoticed."""
+    words = entry + cmd
+    starts = (words[:2] == ["vllm", "serve"]
+              or "vllm.entrypoints.openai.api_server" in words)
+    if engine == "vllm" and not starts:
+        sys.exit(f"{where}: engine vllm but the image runs {words}")
+    if engine == "" and any(w.split("/")[-1] in LAUNCHERS or w.startswith(("vllm.", "sglang.")) for w in words):
+        sys.exit(f"{where}: engine empty but the image runs {words}")
+    if engine not in ("", "vllm", "sglang"):
+        sys.exit(f"{where}: unknown engine {engine!r}")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    mirrors = {}
+    for a in sys.argv[2:]:
+        repo, _, g = a.partition("=")
+        mirrors.setdefault(repo, []).append(g)
+    out = ["# Generated by gen/extract_images.py from gen/images_inputs.tsv; do not edit by hand.",
+           "# Each row's source is repo@commit:path of the Dockerfile read (see gen/README.md).",
+           "repository\ttags\tengine\tentrypoint\tcmd\trelease\tfloating\tsource"]
+    header = True
+    with open(sys.argv[1], encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            if header:
+                header = False
+                continue
+            fields = line.split("\t")
+            if len(fields) != 9:
+                sys.exit(f"inputs:{n}: {len(fields)} fields, want 9")
+            image, tags, engine, release, floating, repo, ref, path, stage = fields
+            if repo not in mirrors:
+                sys.exit(f"inputs:{n}: no git directory given for {repo}")
+            commit, g = resolve(mirrors[repo], ref)
+            rc, text = git(g, "show", f"{commit}:{path}")
+            if rc != 0:
+                sys.exit(f"inputs:{n}: {path} is not at {commit}")
+            entry, cmd = stage_argv(text, stage)
+            check_engine(engine, entry, cmd, f"inputs:{n}")
+            source = f"{repo}@{commit}:{path}"
+            for t in tags.split(","):
+                out.append("\t".join([image, t, engine, json.dumps(entry, separators=(",", ":")),
+                                      json.dumps(cmd, separators=(",", ":")), release, floating, source]))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
