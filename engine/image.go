@@ -116,8 +116,8 @@ func (t *ImageTable) Lookup(ref ImageRef) (Image, bool) {
 // their publishing scripts, each with the pattern of those tags; the first
 // group is the engine release.
 //   - vllm/vllm-openai: vllm-project/vllm@60af7b967bf5
-//     .buildkite/scripts/publish-release-images.sh tags
-//     v${RELEASE_VERSION} and v${RELEASE_VERSION}-x86_64/-aarch64.
+//     .buildkite/scripts/annotate-release.sh tags v${RELEASE_VERSION},
+//     v${RELEASE_VERSION}-x86_64/-aarch64 and each of them with -cu130.
 //   - vllm/vllm-openai-rocm: the same commit's
 //     .buildkite/scripts/annotate-rocm-release.sh tags v${RELEASE_VERSION}
 //     (and v${RELEASE_VERSION}-base, the ROCm base image, no engine).
@@ -126,7 +126,7 @@ func (t *ImageTable) Lookup(ref ImageRef) (Image, bool) {
 //     variant (-cu129, -cu130, -runtime, -rocm700-mi30x, -cann…); releases
 //     before them carried .postN (v0.4.6.post1-cu124).
 var tagSchemes = map[string]*regexp.Regexp{
-	"vllm/vllm-openai":      regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)(?:-(?:x86_64|aarch64))?$`),
+	"vllm/vllm-openai":      regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)(?:-(?:x86_64|aarch64))?(?:-cu[0-9]+)?$`),
 	"vllm/vllm-openai-rocm": regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)$`),
 	"lmsysorg/sglang":       regexp.MustCompile(`^v([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:-[a-z0-9][a-z0-9._-]*)?$`),
 }
