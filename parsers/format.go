@@ -190,7 +190,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifestFile(in.Source, in.Read)
+	m := k8s.ParseManifestWith(in.Source, in.Read, in.Options.configMaps)
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 
