@@ -230,7 +230,7 @@ func maskExpressions(t yamlsrc.Text) (yamlsrc.Text, []expression) {
 		exprs = append(exprs, expression{placeholder: ph, text: t.S[start:end]})
 		b.Copy(t, last, start)
 		from, to := t.Range(start, end)
-		b.Insert(ph, from, to)
+		b.Substitute(ph, from, to, nil) // first and last bytes on the expression's ends
 		last, i = end, end
 	}
 	b.Copy(t, last, len(t.S))
