@@ -28,6 +28,10 @@ const (
 	KindDockerfile Kind = "dockerfile"
 	KindCompose    Kind = "compose"
 	KindKubernetes Kind = "kubernetes"
+	// KindWorkflow is a GitHub Actions workflow: its steps' run: scripts.
+	KindWorkflow Kind = "workflow"
+	// KindSkyPilot is a SkyPilot task file: its run: script on each node.
+	KindSkyPilot Kind = "skypilot"
 	// KindTerraform is a Terraform module: File.Path is the directory that
 	// holds its *.tf files (one entry per directory, however many files).
 	KindTerraform Kind = "terraform"

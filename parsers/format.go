@@ -13,7 +13,9 @@ import (
 	"github.com/kvlint/kvlint/parsers/helm"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/parsers/shell"
+	"github.com/kvlint/kvlint/parsers/skypilot"
 	"github.com/kvlint/kvlint/parsers/terraform"
+	"github.com/kvlint/kvlint/parsers/workflow"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -90,7 +92,7 @@ type Input struct {
 // Helm charts are directories and are found by their Chart.yaml
 // (isChartDir, chartNamedBy): their Format detects no single file.
 var formats = []Format{
-	dockerfileFormat{}, composeFormat{}, templateFormat{}, helmValuesFormat{},
+	dockerfileFormat{}, workflowFormat{}, skypilotFormat{}, composeFormat{}, templateFormat{}, helmValuesFormat{},
 	kubernetesFormat{}, terraformFormat{}, shellFormat{}, helmFormat{},
 }
 
@@ -132,6 +134,46 @@ func (dockerfileFormat) Detect(c *Candidate) (Match, error) {
 }
 func (dockerfileFormat) Parse(in Input) Parsed {
 	return serversOnly(dockerfile.ParseFile(in.Source, in.Read))
+}
+
+// workflowFormat claims GitHub Actions workflows by their place
+// (.github/workflows/), before any YAML format looks at their content.
+type workflowFormat struct{}
+
+func (workflowFormat) Kind() Kind            { return KindWorkflow }
+func (workflowFormat) Syntax() source.Syntax { return source.SyntaxYAML }
+func (workflowFormat) Detect(c *Candidate) (Match, error) {
+	if isYAML(c) && workflow.IsWorkflowPath(filepath.ToSlash(c.Path)) {
+		return Matched, nil
+	}
+	return NoMatch, nil
+}
+func (workflowFormat) Parse(in Input) Parsed {
+	return serversOnly(workflow.ParseFile(in.Source, in.Read))
+}
+
+// skypilotFormat claims SkyPilot task files by their content: a top-level
+// run: beside SkyPilot's own keys, in a document that is neither a
+// Kubernetes object nor a compose file (skypilot.Detect).
+type skypilotFormat struct{}
+
+func (skypilotFormat) Kind() Kind            { return KindSkyPilot }
+func (skypilotFormat) Syntax() source.Syntax { return source.SyntaxYAML }
+func (skypilotFormat) Detect(c *Candidate) (Match, error) {
+	if !isYAML(c) || isComposeName(c.Lower) {
+		return NoMatch, nil
+	}
+	data, err := readBounded(c.Path)
+	if err != nil {
+		return NoMatch, err
+	}
+	if skypilot.Detect(data) {
+		return Matched, nil
+	}
+	return NoMatch, nil
+}
+func (skypilotFormat) Parse(in Input) Parsed {
+	return serversOnly(skypilot.ParseFile(in.Source, in.Read))
 }
 
 type composeFormat struct{}
@@ -190,7 +232,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifestFile(in.Source, in.Read)
+	m := k8s.ParseManifestWith(in.Source, in.Read, in.Options.configMaps)
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 

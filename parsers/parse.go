@@ -9,6 +9,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -34,6 +35,11 @@ type Options struct {
 	// images:) that gives a container without a command of its own the
 	// image's entrypoint; nil has only the built-in rows.
 	Images *engine.ImageTable
+
+	// configMaps are the ConfigMaps of the run's Kubernetes files, for
+	// the scripts containers run from ConfigMap volumes defined in
+	// another file of the run (ParseFileSetWith collects them).
+	configMaps *k8s.ConfigMaps
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors

@@ -7,6 +7,7 @@ import (
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/internal/parallel"
+	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -85,6 +86,7 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt)
+	opt.configMaps = collectConfigMaps(files, opt.Files)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
 	// Charts and modules keep the files they read, indexes and all; the
@@ -97,4 +99,38 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 		all.Errors = append(all.Errors, p.Errors...)
 	}
 	return all
+}
+
+// collectConfigMaps reads the ConfigMaps of the run's Kubernetes files, so
+// a container may run a script from a ConfigMap another file defines (a
+// kustomize base, a directory of manifests applied together). Only files
+// that mention a ConfigMap are decoded here; they join the set, so the
+// spans of the scripts in them can be quoted, and their own parse then uses
+// the same text.
+func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
+	held := make([]*source.File, len(files))
+	parallel.For(len(files), func(i int) {
+		f := files[i]
+		if f.Kind != KindKubernetes {
+			return
+		}
+		if src := set.File(f.Path); src != nil {
+			if bytes.Contains(src.Data, []byte("ConfigMap")) {
+				held[i] = src
+			}
+			return
+		}
+		data, err := limits.ReadFile(f.Path)
+		if err != nil || !bytes.Contains(data, []byte("ConfigMap")) {
+			return // an unreadable file is reported by its own parse
+		}
+		held[i] = set.Add(source.NewFile(f.Path, data, KindKubernetes.Syntax()))
+	})
+	var with []*source.File
+	for _, f := range held {
+		if f != nil {
+			with = append(with, f)
+		}
+	}
+	return k8s.CollectConfigMaps(with...)
 }

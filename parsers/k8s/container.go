@@ -39,19 +39,27 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 	for i, w := range words {
 		vals[i] = w.v
 	}
+	scripts := p.scriptResolver(c, pd, e)
 	if i, ok := shell.ScriptArg(vals); ok {
 		script := words[i].t
 		found, errs := shell.Servers(shell.Source{
-			File:   p.src.File,
-			Text:   []byte(script.S),
-			Map:    shell.Mapper(p.src.Mapper(script)),
-			Env:    e.shellEnv(),
-			Params: shell.ScriptParams(vals, i),
+			File:    p.src.File,
+			Text:    []byte(script.S),
+			Map:     shell.Mapper(p.src.Mapper(script)),
+			Env:     e.shellEnv(),
+			Params:  shell.ScriptParams(vals, i),
+			Scripts: scripts,
 		}, p.read)
 		p.errs = append(p.errs, errs...)
 		for _, s := range found {
 			p.src.WidenServer(s, script.Substitutions())
 		}
+		servers = found
+	} else if src, ok := p.scriptFile(vals, scripts); ok {
+		// bash /scripts/start.sh with /scripts a ConfigMap volume: the
+		// script is the ConfigMap's key, run with the container's env.
+		found, errs := shell.Servers(src, p.read)
+		p.errs = append(p.errs, errs...)
 		servers = found
 	} else {
 		for i := range vals {
@@ -156,4 +164,23 @@ func shortTag(tag string) string {
 		return "null"
 	}
 	return "value"
+}
+
+// scriptFile is the script a container's argv runs by path (shell.ScriptFile)
+// when scripts can read it, with the argv words from the path on as its $0,
+// $1, ...
+func (p *parser) scriptFile(vals []deploy.Value, scripts func(deploy.Value) (shell.Source, bool)) (shell.Source, bool) {
+	if scripts == nil {
+		return shell.Source{}, false
+	}
+	i, ok := shell.ScriptFile(vals)
+	if !ok {
+		return shell.Source{}, false
+	}
+	src, ok := scripts(vals[i])
+	if !ok {
+		return shell.Source{}, false
+	}
+	src.Params = vals[i:]
+	return src, true
 }

@@ -70,9 +70,20 @@ func ParseManifest(name string, data []byte, read engine.ReadFile) Manifest {
 // ParseManifestFile is ParseManifest for a file of the run's set, whose
 // line index it uses.
 func ParseManifestFile(f *source.File, read engine.ReadFile) Manifest {
+	return ParseManifestWith(f, read, nil)
+}
+
+// ParseManifestWith is ParseManifestFile for a file that is one of a set of
+// manifests: a container may run a script from a ConfigMap defined in the
+// file itself or among maps (CollectConfigMaps of the other files).
+func ParseManifestWith(f *source.File, read engine.ReadFile, maps *ConfigMaps) Manifest {
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
-	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs)}
+	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs), extMaps: maps}
+	p.ownMaps = &ConfigMaps{}
+	for _, d := range docs {
+		p.ownMaps.add(src, d.Root, 0)
+	}
 	for _, d := range docs {
 		p.budget = maxNodes
 		p.reported = false
@@ -94,6 +105,10 @@ type parser struct {
 	// runtimes are the KServe ServingRuntimes and ClusterServingRuntimes of
 	// the stream, by name, for the InferenceServices that name them.
 	runtimes map[string]*yaml.Node
+
+	// ownMaps are the stream's ConfigMaps, extMaps those of the other
+	// files of the set, allMaps both (configMaps).
+	ownMaps, extMaps, allMaps *ConfigMaps
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {

@@ -31,6 +31,9 @@ type pod struct {
 	// when the container's resources do not (Dynamo's services.<name>
 	// .resources.limits.gpu).
 	gpus deploy.Value
+	// volumes are the pod's ConfigMap volumes by name, for the scripts
+	// its containers run from them.
+	volumes map[string]volume
 }
 
 func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml.Node) {
@@ -47,6 +50,7 @@ func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml
 		pd.labels = labels(yamlsrc.Path(path[n-1].node, "metadata", "labels"))
 	}
 	pd.gpu = p.gpuLabel(spec)
+	pd.volumes = configMapVolumes(spec)
 	if o.kind == "LeaderWorkerSet" {
 		pd.injected = p.lwsEnv(o, path)
 	}

@@ -42,6 +42,8 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 	w.builtin(words[len(prefix):], st)
 	if i, ok := ScriptArg(words); ok {
 		w.script(words, ats, i, st)
+	} else if i, ok := ScriptFile(words[len(prefix):]); ok && w.src.Scripts != nil {
+		w.scriptFile(words[len(prefix):], i, st)
 	}
 }
 

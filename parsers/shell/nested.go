@@ -98,11 +98,99 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 	text := []byte(words[i].Raw)
 	params := ScriptParams(words, i)
 	inner := Source{
-		File:   w.src.File,
-		Text:   text,
-		Map:    ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
-		Env:    env,
-		Params: params,
+		File:    w.src.File,
+		Text:    text,
+		Map:     ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
+		Env:     env,
+		Params:  params,
+		Scripts: w.src.Scripts,
+	}
+	child := newWalker(inner, w.depth+1)
+	child.run()
+	w.cmds = append(w.cmds, child.cmds...)
+	w.errs = append(w.errs, child.errs...)
+}
+
+// ScriptFile reports whether argv runs a script file by its path — bash
+// start.sh, sh -e /scripts/run.sh, source env.sh, . ./env.sh, exec
+// /scripts/start.sh, ./start.sh — and returns the index of the path word.
+// The words after it are the script's $1, $2, ...; the path is its $0. A
+// program run by its path counts only when the path names a shell script
+// (ends in .sh or .bash): any other path is a program kvlint cannot see.
+// sh -c SCRIPT is ScriptArg's, not this.
+func ScriptFile(argv []deploy.Value) (int, bool) {
+	i := 0
+	for i < len(argv) && argv[i].Known && (argv[i].Raw == "exec" || argv[i].Raw == "nohup") {
+		i++
+	}
+	if i >= len(argv) || !argv[i].Known {
+		return 0, false
+	}
+	w := argv[i].Raw
+	switch {
+	case w == "source" || w == ".":
+		if i+1 < len(argv) && argv[i+1].Known {
+			return i + 1, true
+		}
+		return 0, false
+	case shells[path.Base(w)]:
+		if _, ok := ScriptArg(argv[i:]); ok {
+			return 0, false
+		}
+		for j := i + 1; j < len(argv); j++ {
+			a := argv[j]
+			if !a.Known {
+				return 0, false
+			}
+			r := a.Raw
+			switch {
+			case r == "--" || r == "-":
+				if r == "-" || j+1 >= len(argv) || !argv[j+1].Known {
+					return 0, false // - reads the script from stdin
+				}
+				return j + 1, true
+			case r == "--rcfile" || r == "--init-file":
+				j++
+			case strings.HasPrefix(r, "--"):
+			case len(r) >= 2 && (r[0] == '-' || r[0] == '+'):
+				if strings.Contains(r[1:], "s") {
+					return 0, false // -s reads commands from stdin
+				}
+				j += strings.Count(r[1:], "o") + strings.Count(r[1:], "O")
+			default:
+				return j, true
+			}
+		}
+		return 0, false
+	case strings.Contains(w, "/") && (strings.HasSuffix(w, ".sh") || strings.HasSuffix(w, ".bash")):
+		return i, true
+	}
+	return 0, false
+}
+
+// scriptFile walks the script file words[i] names, when Source.Scripts
+// gives its text. It runs in a shell of its own (or, for source, in this
+// one, whose variables the builtin already made unknown): its environment
+// is what this shell exported, its $0 the path and $1... the words after.
+func (w *walker) scriptFile(words []deploy.Value, i int, st *vars) {
+	inner, ok := w.src.Scripts(words[i])
+	if !ok {
+		return
+	}
+	if w.depth >= maxDepth {
+		w.errs = append(w.errs, diag.Errorf(words[i].Span, "scripts nested more than %d deep: not analysed", maxDepth))
+		return
+	}
+	env := st.exportedEnv()
+	for k, v := range inner.Env {
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
+	inner.Env = env
+	inner.Params = words[i:]
+	if inner.Scripts == nil {
+		inner.Scripts = w.src.Scripts
 	}
 	child := newWalker(inner, w.depth+1)
 	child.run()

@@ -36,8 +36,10 @@
 //     shell. Spans inside it are exact for literal text; an escaped byte of
 //     a double-quoted string maps to the escaped character, not its
 //     backslash, and bytes a $variable produced map onto the expansion.
-//   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), files
-//     run by name (bash start.sh), aliases.
+//   - A file run by name (bash start.sh, source env.sh, ./start.sh) is read
+//     only through Source.Scripts, which the format supplies when it holds
+//     the file's text (a ConfigMap mounted in the container).
+//   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), aliases.
 package shell
 
 import (
@@ -76,6 +78,14 @@ type Source struct {
 	// themselves, spans included, so a flag given after the script points
 	// where it was written.
 	Params []deploy.Value
+	// Scripts gives the text of a script file a command runs by its path
+	// (ScriptFile: bash /scripts/start.sh, source env.sh) when the caller
+	// can see it, such as a ConfigMap key mounted at that path; the script
+	// is walked as a child with the exported environment (plus the
+	// variables the returned Source's Env sets that this shell does not)
+	// and the words after the path as its parameters. nil, or ok false,
+	// leaves the file unread. Nested scripts inherit it.
+	Scripts func(file deploy.Value) (Source, bool)
 }
 
 // Command is one simple command with its words expanded. Assignments that

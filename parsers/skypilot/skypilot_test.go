@@ -1,0 +1,86 @@
+package skypilot
+
+import (
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/source"
+)
+
+func TestTask(t *testing.T) {
+	task := `resources:
+  accelerators: H100:8
+num_nodes: 2
+envs:
+  MODEL: Qwen/Qwen3-32B
+  HF_TOKEN:
+run: |
+  vllm serve $MODEL -tp $SKYPILOT_NUM_GPUS_PER_NODE \
+    --max-model-len 32768
+`
+	servers, errs := ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
+	if len(errs) != 0 || len(servers) != 1 {
+		t.Fatalf("%d servers, errors %v", len(servers), errs)
+	}
+	s := servers[0]
+	at := func(what string, v deploy.Value, raw string, line, col, endCol int) {
+		t.Helper()
+		if v.Raw != raw || !v.Known || v.Span.Line != line || v.Span.Col != col || v.Span.EndCol != endCol {
+			t.Errorf("%s: %+v to %d", what, v, v.Span.EndCol)
+		}
+	}
+	at("gpu", s.GPU, "H100", 2, 17, 21)
+	at("gpu count", s.GPUCount, "8", 2, 22, 23)
+	at("replicas", s.Replicas, "2", 3, 12, 13)
+	at("model", s.Positionals[0], "Qwen/Qwen3-32B", 8, 14, 20)
+	// SKYPILOT_NUM_GPUS_PER_NODE is the accelerators count: the value
+	// spans its use, and its origin names the accelerators line.
+	tp := s.Args["--tensor-parallel-size"]
+	if tp.Raw != "8" || !tp.Known || tp.Span.Line != 8 || tp.Span.Col != 25 {
+		t.Errorf("-tp: %+v", tp)
+	}
+	at("--max-model-len", s.Args["--max-model-len"], "32768", 9, 21, 26)
+}
+
+func TestAccelerators(t *testing.T) {
+	for _, tc := range []struct {
+		acc             string
+		gpu, count      string
+		gpuKnown, known bool
+	}{
+		{"A100", "A100", "1", true, true},
+		{"[L4:1, H100:1]", "L4,H100", "1", false, true},
+		{"{A100-80GB:8, H100:8}", "A100-80GB,H100", "8", false, true},
+		{"{H100:8, H100:4}", "H100", "8,4", true, false},
+		{"\n    H100: 8", "H100", "8", true, true},
+		{"T4:0.5", "T4", "0.5", true, false},
+	} {
+		task := "resources:\n  accelerators: " + tc.acc + "\nrun: vllm serve m\n"
+		servers, errs := ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
+		if len(errs) != 0 || len(servers) != 1 {
+			t.Fatalf("%s: %d servers, errors %v", tc.acc, len(servers), errs)
+		}
+		g, c := servers[0].GPU, servers[0].GPUCount
+		if g.Raw != tc.gpu || g.Known != tc.gpuKnown || c.Raw != tc.count || c.Known != tc.known || g.Span.Line < 2 {
+			t.Errorf("%s: gpu %+v count %+v", tc.acc, g, c)
+		}
+	}
+}
+
+// Detection takes a task and never a manifest, a compose file or a
+// document that only has a run: key.
+func TestDetect(t *testing.T) {
+	for text, want := range map[string]bool{
+		"resources:\n  accelerators: H100\nrun: vllm serve m\n": true,
+		"name: x\n---\nenvs:\n  A: b\nrun: |\n  echo\n":         true,
+		"run: echo hi\n": false,
+		"apiVersion: v1\nkind: ConfigMap\nrun: x\nenvs: {}\n": false,
+		"services:\n  a:\n    image: x\nrun: x\nsetup: y\n":   false,
+		"steps:\n  - run: echo\nsetup: x\n":                   false,
+		"resources:\n  cpus: 4\nrunner: x\n":                  false,
+	} {
+		if Detect([]byte(text)) != want {
+			t.Errorf("%q: %v, want %v", text, !want, want)
+		}
+	}
+}
