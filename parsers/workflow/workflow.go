@@ -4,8 +4,10 @@
 // workflow, the job and the step is its environment.
 //
 // Which steps are shell scripts follows GitHub's workflow syntax
-// (github/docs content/actions/reference/workflows-and-actions/
-// workflow-syntax.md, "jobs.<job_id>.steps[*].shell"): a step without
+// (GitHub Docs, "Workflow syntax for GitHub Actions",
+// "jobs.<job_id>.steps[*].shell", in github/docs at
+// content/actions/using-workflows/workflow-syntax-for-github-actions.md):
+// a step without
 // shell: runs `bash -e {0}` on Linux and macOS runners and pwsh on Windows
 // runners; shell: is taken from the step, else the job's defaults.run.shell,
 // else the workflow's defaults.run.shell. bash and sh (and a custom
