@@ -206,3 +206,33 @@ func TestDynamoFrontend(t *testing.T) {
 		t.Errorf("routes %+v, want discovery in every namespace", s.Routes)
 	}
 }
+
+// FuzzDynamo feeds space-split argv to the Dynamo programs and checks that
+// every issue points at the input and every stored value has a span.
+func FuzzDynamo(f *testing.F) {
+	for _, s := range []string{
+		"--model-path m --namespace ns --router-mode kv --no-router-kv-events --disaggregation-mode agg",
+		"--model m --is-prefill-worker --port 8000 Qwen --connector nixl lmcache --fpm-trace=1",
+		"--endpoint --migration-limit --dyn-structural-tag --output-modalities",
+		"--http-port 8000 --namespace-prefix p --router-mode=kv",
+		"--namespace $NS --disaggregation-mode ${MODE} -- --x=",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		for _, p := range []Program{DynamoSGLang, DynamoVLLM, DynamoFrontend} {
+			cmdWord := deploy.Known(string(p), deploy.Span{File: "run.sh", Line: 2, Col: 1, EndLine: 2, EndCol: 1 + len(p)})
+			srv, res := ServerFromLaunch(Launch{Program: p, Command: cmdWord, Argv: line(cmd)}, nil)
+			for _, is := range srv.FlagIssues {
+				if is.Span.IsZero() || is.Message == "" || is.Kind == "" {
+					t.Fatalf("%s %q: issue without span or message: %+v", p, cmd, is)
+				}
+			}
+			for k, v := range res.Args {
+				if !strings.HasPrefix(k, "-") || v.Span.IsZero() {
+					t.Fatalf("%s %q: Args[%s] = %+v", p, cmd, k, v)
+				}
+			}
+		}
+	})
+}
