@@ -70,6 +70,9 @@ const (
 	EngineSGLang       Engine = "sglang"        // sglang.launch_server / sglang serve
 	EngineSGLangRouter Engine = "sglang-router" // sglang_router.launch_router
 	EngineVLLM         Engine = "vllm"          // vllm serve / vllm.entrypoints.openai.api_server
+	// EngineDynamoFrontend is NVIDIA Dynamo's HTTP frontend (python -m
+	// dynamo.frontend), the router of a Dynamo deployment.
+	EngineDynamoFrontend Engine = "dynamo-frontend"
 )
 
 // Role is a server's part in a deployment.
@@ -137,6 +140,10 @@ type Server struct {
 	// Routes are the destinations a router's flags name, as the engine
 	// reads them; nil for a server that is not a router.
 	Routes []Route `json:"routes,omitempty"`
+	// Dynamo is set for NVIDIA Dynamo's processes (python -m dynamo.sglang,
+	// dynamo.vllm, dynamo.frontend): workers register with Dynamo's
+	// discovery, where a frontend finds them, instead of being named by URL.
+	Dynamo bool `json:"dynamo,omitempty"`
 
 	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
 	GPU      Value  `json:"gpu"`       // product name, from node labels or --gpu

@@ -31,6 +31,12 @@ type Route struct {
 	// (--service-discovery-namespace); "" when not given or not known:
 	// pods in any namespace match.
 	Namespace string
+	// Dynamo is set for an NVIDIA Dynamo frontend's discovery: it serves the
+	// Dynamo workers registered in DynamoNamespace (every namespace when
+	// ""; those starting with it when DynamoPrefix).
+	Dynamo          bool
+	DynamoNamespace string
+	DynamoPrefix    bool
 }
 
 // routerLinks turns the routes the engine read from a router's flags into
@@ -45,6 +51,9 @@ func routerLinks(r *Server) []Link {
 
 // resolve finds the servers a link reaches, and says how.
 func (g *grouping) resolve(router *Server, l Link, services []Service) ([]*Server, string) {
+	if l.Dynamo {
+		return g.byDynamo(router, l), "dynamo"
+	}
 	if l.Discovery {
 		return g.bySelector(router, l), "labels"
 	}
@@ -253,4 +262,32 @@ func hasLabels(labels Labels, selector map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// byDynamo finds the Dynamo workers a frontend discovers. Discovery goes
+// through etcd or the Kubernetes API, which no file names, so kvlint takes
+// the workers launched beside the frontend: from the same script or compose
+// file, or, in a cluster, the services of the same object (a
+// DynamoGraphDeployment, whose services the operator puts in one Dynamo
+// namespace built from the Kubernetes namespace and the graph's name:
+// deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go
+// DynamoNamespace at ai-dynamo/dynamo 1d26d9213a1d). A worker whose
+// --namespace is written and known must fall in the frontend's scope.
+func (g *grouping) byDynamo(router *Server, l Link) []*Server {
+	var found []*Server
+	for _, s := range g.servers {
+		if s == router || s.Role == RoleRouter || !s.Dynamo || s.Span.File != router.Span.File {
+			continue
+		}
+		if router.Source.InCluster() && (!s.Source.InCluster() || objectName(s) != objectName(router) || !sameNamespace(s.Namespace, router.Namespace)) {
+			continue
+		}
+		if ns, ok := s.Args["--namespace"]; ok && ns.Known && l.DynamoNamespace != "" {
+			if l.DynamoPrefix && !strings.HasPrefix(ns.Raw, l.DynamoNamespace) || !l.DynamoPrefix && ns.Raw != l.DynamoNamespace {
+				continue
+			}
+		}
+		found = append(found, s)
+	}
+	return found
 }

@@ -30,8 +30,10 @@ func (p Program) Engine() deploy.Engine {
 	switch p {
 	case SGLangRouter:
 		return deploy.EngineSGLangRouter
-	case VLLMServer:
+	case VLLMServer, DynamoVLLM:
 		return deploy.EngineVLLM
+	case DynamoFrontend:
+		return deploy.EngineDynamoFrontend
 	default:
 		return deploy.EngineSGLang
 	}

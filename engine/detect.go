@@ -132,6 +132,10 @@ var modules = map[string]Program{
 	// vllm/entrypoints/openai/api_server.py __main__: make_arg_parser, the
 	// same parser as vllm serve, without the subcommand.
 	"vllm.entrypoints.openai.api_server": VLLMServer,
+	// NVIDIA Dynamo's workers and frontend (dynamo.go).
+	"dynamo.sglang":   DynamoSGLang,
+	"dynamo.vllm":     DynamoVLLM,
+	"dynamo.frontend": DynamoFrontend,
 }
 
 // detectPython reads CPython's command line (Modules/main.c, Python/getopt.c:

@@ -65,6 +65,7 @@ func FuzzDetect(f *testing.F) {
 		"python -m torch.distributed.run -m sglang_router launch", "sglang serve m", "smg server",
 		"timeout 1h stdbuf -oL sudo -u x nice -n 5 setsid time python -Xdev -msglang.launch_server",
 		"python3 -c", "python3 -m", "env -u", "taskset", "uv run --with", "torchrun -m",
+		"python3 -m dynamo.sglang --model-path m", "exec python -m dynamo.vllm --model m", "python3 -m dynamo.frontend",
 	} {
 		f.Add(s)
 	}
@@ -74,7 +75,8 @@ func FuzzDetect(f *testing.F) {
 		if !ok {
 			return
 		}
-		if Lookup(l.Program) == nil {
+		dynamo := l.Program == DynamoSGLang || l.Program == DynamoVLLM || l.Program == DynamoFrontend
+		if Lookup(l.Program) == nil && !dynamo {
 			t.Fatalf("%q: unknown program %q", cmd, l.Program)
 		}
 		if l.Command.Span.IsZero() || len(l.Argv) > len(words) {

@@ -45,8 +45,11 @@ func Server(words []deploy.Value, read ReadFile) (*deploy.Server, []*diag.Diagno
 // ServerFromLaunch parses a detected launch and returns the server with the
 // full parse result (Opaque and Lists included).
 func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
-	if l.Program == VLLMServer {
+	switch l.Program {
+	case VLLMServer:
 		return vllmServer(l, read)
+	case DynamoSGLang, DynamoVLLM, DynamoFrontend:
+		return dynamoServer(l, read)
 	}
 	t := Lookup(l.Program)
 	argv := l.Argv

@@ -260,7 +260,11 @@ func (shellFormat) Detect(c *Candidate) (Match, error) {
 	if c.Ext == ".sh" || c.Ext == ".bash" {
 		return Matched, nil
 	}
-	if c.Ext != "" && !c.Explicit {
+	// A Slurm batch script (job.sbatch, job.slurm) starts with a shebang
+	// that names its interpreter, which sbatch requires; a shell one is read
+	// like any script.
+	slurm := c.Ext == ".sbatch" || c.Ext == ".slurm"
+	if c.Ext != "" && !c.Explicit && !slurm {
 		return NoMatch, nil
 	}
 	head, err := c.Head()

@@ -23,7 +23,7 @@ import (
 //	  },
 //	  "servers": [{
 //	    "index": 0,                              // position in the servers slice; findings name it
-//	    "engine": "sglang" | "sglang-router" | "vllm",
+//	    "engine": "sglang" | "sglang-router" | "vllm" | "dynamo-frontend",
 //	    "role": "colocated" | "prefill" | "decode" | "router" | "",
 //	    "name": "decode-0",
 //	    "file": "deploy/decode.yaml", "line": 42, // the launch command

@@ -72,9 +72,6 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 			}
 		}
 		s, errs, ok := engine.Server(vals, p.read)
-		if !ok {
-			s, errs, ok = dynamoServer(vals, p.read)
-		}
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
 			servers = []*deploy.Server{s}

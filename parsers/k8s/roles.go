@@ -132,6 +132,12 @@ func applyRole(s *deploy.Server, hint deploy.Role) {
 	if v, ok := s.Args["--disaggregation-mode"]; ok && v.Known {
 		return
 	}
+	for _, legacy := range []string{"--is-prefill-worker", "--is-decode-worker"} {
+		// A Dynamo vLLM worker's deprecated role flags (engine/dynamo.go).
+		if on, _ := s.Args[legacy].Typed.Bool(); s.Dynamo && on {
+			return
+		}
+	}
 	if s.Engine == deploy.EngineVLLM {
 		if r := kvRole(s.Args["--kv-transfer-config"]); r != "" {
 			s.Role = r

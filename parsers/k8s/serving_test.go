@@ -56,6 +56,7 @@ func TestServingCRDs(t *testing.T) {
 			{"srt-small/engine", deploy.EngineSGLang, deploy.RoleColocated, "--context-length", "8192", pos{39, 98, 102}},
 		}},
 		{"serving/dynamo.yaml", []want{
+			{"sglang-disagg/Frontend", deploy.EngineDynamoFrontend, deploy.RoleRouter, "--http-port", "8000", pos{15, 65, 69}},
 			{"sglang-disagg/prefill", deploy.EngineSGLang, deploy.RolePrefill, "--page-size", "16", pos{26, 63, 65}},
 			{"sglang-disagg/decode", deploy.EngineSGLang, deploy.RoleDecode, "--max-total-tokens", "8192", pos{37, 106, 110}},
 			{"graph/worker-p", deploy.EngineSGLang, deploy.RolePrefill, "--model-path", "Qwen/Qwen3-0.6B", pos{54, 39, 54}},
@@ -101,6 +102,9 @@ func TestServingDetails(t *testing.T) {
 		if fi.Kind == deploy.FlagUnknown {
 			t.Errorf("Dynamo's own flag reported: %+v", fi)
 		}
+	}
+	if ep := p.Args["--endpoint"]; ep.Raw != "dyn://dynamo.prefill.generate" || !p.Dynamo {
+		t.Errorf("Dynamo's --endpoint %q (Dynamo %v), want it kept with the worker's flags", ep.Raw, p.Dynamo)
 	}
 	servers, _ = parseFixture(t, "serving/llmisvc.yaml")
 	d := byName(t, servers, "qwen-pd")

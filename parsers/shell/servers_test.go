@@ -111,3 +111,49 @@ func TestServersNested(t *testing.T) {
 		t.Errorf("test fixture columns moved")
 	}
 }
+
+func TestDynamoWorkers(t *testing.T) {
+	// Dynamo launches its frontend and workers in the background from one
+	// script; the model comes from a variable, the namespace from Dynamo's
+	// own flag.
+	script := `MODEL=Qwen/Qwen3-0.6B
+python3 -m dynamo.frontend --http-port 8000 &
+python3 -m dynamo.sglang --model-path "$MODEL" --namespace demo \
+  --disaggregation-mode prefill --page-sise 16 &
+exec nohup python3 -m dynamo.sglang --model-path "$MODEL" --namespace demo --disaggregation-mode decode
+python3 -m dynamo.planner --environment slurm
+`
+	servers, errs := Parse("run.sh", []byte(script), nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(servers) != 3 {
+		t.Fatalf("%d servers, want frontend, prefill and decode (the planner is not a server)", len(servers))
+	}
+	front, prefill, decode := servers[0], servers[1], servers[2]
+	checks := []struct{ got, want string }{
+		{string(front.Engine) + " " + string(front.Role), "dynamo-frontend router"},
+		{at(front.Span), "2:12-2:27"},
+		{arg(front, "--http-port"), "8000|=|2:40-2:44"},
+		{string(prefill.Engine) + " " + string(prefill.Role), "sglang prefill"},
+		{w(prefill.Model), "Qwen/Qwen3-0.6B|=|3:39-3:47"},
+		{arg(prefill, "--namespace"), "demo|=|3:60-3:64"},
+		{string(decode.Role), "decode"},
+		{at(decode.Span), "5:23-5:36"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if len(prefill.FlagIssues) != 1 || prefill.FlagIssues[0].Written != "--page-sise" || at(prefill.FlagIssues[0].Span) != "4:33-4:44" {
+		t.Errorf("prefill issues %+v, want only --page-sise at 4:33", prefill.FlagIssues)
+	}
+	if len(decode.FlagIssues) != 0 || !decode.Dynamo || !prefill.Dynamo {
+		t.Errorf("decode issues %+v (Dynamo %v %v)", decode.FlagIssues, prefill.Dynamo, decode.Dynamo)
+	}
+	deps := deploy.Group(servers, nil)
+	if len(deps) != 1 || len(deps[0].Links) != 1 || len(deps[0].Links[0].Servers) != 2 || deps[0].Links[0].Match != "dynamo" {
+		t.Errorf("deployments %+v, want one with the frontend linked to both workers", deps)
+	}
+}

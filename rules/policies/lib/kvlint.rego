@@ -23,6 +23,7 @@ programs := {
 	"sglang": "sglang.launch_server",
 	"sglang-router": "sglang_router.launch_router",
 	"vllm": "vllm serve",
+	"dynamo-frontend": "dynamo.frontend",
 }
 
 # first_given(args, flags) is the first of flags that a server's args set,
