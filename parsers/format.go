@@ -131,7 +131,7 @@ func (dockerfileFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (dockerfileFormat) Parse(in Input) Parsed {
-	return serversOnly(dockerfile.ParseFile(in.Source, in.Read))
+	return serversOnly(dockerfile.ParseFileWith(in.Source, in.Read, in.Options.Images))
 }
 
 type composeFormat struct{}
@@ -145,7 +145,7 @@ func (composeFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (composeFormat) Parse(in Input) Parsed {
-	return serversOnly(compose.ParseFile(in.Source, in.Read))
+	return serversOnly(compose.ParseFileWith(in.Source, in.Read, in.Options.Images))
 }
 
 // templateFormat is a Helm template met without its chart being rendered
@@ -190,7 +190,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifestFile(in.Source, in.Read)
+	m := k8s.ParseManifestFileWith(in.Source, in.Read, in.Options.Images)
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 

@@ -70,9 +70,21 @@ func ParseManifest(name string, data []byte, read engine.ReadFile) Manifest {
 // ParseManifestFile is ParseManifest for a file of the run's set, whose
 // line index it uses.
 func ParseManifestFile(f *source.File, read engine.ReadFile) Manifest {
+	return ParseManifestFileWith(f, read, nil)
+}
+
+// ParseManifestWith is ParseManifest with an image table, which gives a
+// container that writes no command its image's entrypoint (nil has only
+// the built-in rows).
+func ParseManifestWith(name string, data []byte, read engine.ReadFile, images *engine.ImageTable) Manifest {
+	return ParseManifestFileWith(source.NewFile(name, data, source.SyntaxYAML), read, images)
+}
+
+// ParseManifestFileWith is ParseManifestFile with an image table.
+func ParseManifestFileWith(f *source.File, read engine.ReadFile, images *engine.ImageTable) Manifest {
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
-	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs)}
+	p := &parser{src: src, read: read, images: images, errs: errs, runtimes: indexRuntimes(docs)}
 	for _, d := range docs {
 		p.budget = maxNodes
 		p.reported = false
@@ -84,6 +96,7 @@ func ParseManifestFile(f *source.File, read engine.ReadFile) Manifest {
 type parser struct {
 	src      *yamlsrc.Source
 	read     engine.ReadFile
+	images   *engine.ImageTable
 	servers  []*deploy.Server
 	services []deploy.Service
 	errs     []*diag.Diagnostic
