@@ -169,7 +169,7 @@ func (p *parser) service(name string, svc *yaml.Node) {
 // "overrides the ENTRYPOINT instruction" and, when non-null, "Compose
 // ignores any default command from the image"; command "overrides the
 // default command declared by the container image"; null leaves the
-// image's default, and [] or '' overrides it to be empty.
+// image's default, and an empty list or string overrides it to be empty.
 //
 // Without an entrypoint the image's ENTRYPOINT is in force, which the
 // image table gives for the images it knows. For an image it does not know
