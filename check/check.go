@@ -14,6 +14,7 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	kvengine "github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
@@ -70,7 +71,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 		sources.Add(source.NewFile(cfg.Path, cfg.Text, source.SyntaxYAML))
 	}
 	res := &analysis.Result{Errors: errs, ExpectedConcurrency: cfg.ExpectedConcurrency, Files: sources}
-	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources})
+	// The image table is the run's: every file is parsed with the same
+	// rows, the run's configuration's images: first.
+	images := kvengine.NewImageTable(cfg.ImageRows())
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 

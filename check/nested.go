@@ -20,8 +20,8 @@ import (
 //
 // A nested file decides what is about the servers below it — the GPU, the
 // model mappings, and the tenancy and isolation of their deployments. What
-// is about the run (exclude, ignore, fail_on, expected_concurrency, helm)
-// comes from the run's configuration.
+// is about the run (exclude, ignore, fail_on, expected_concurrency, helm,
+// images) comes from the run's configuration.
 type configTree struct {
 	run    *config.Config
 	nested bool // false when --config named one file for everything

@@ -51,6 +51,9 @@ type Config struct {
 	// Helm maps a chart directory (relative to this file) to the values it
 	// is rendered with (see HelmRelease).
 	Helm map[string]HelmReleases `yaml:"helm"`
+	// Images tells what images the built-in table does not know run when
+	// a deployment gives them no command (see ImageEntry).
+	Images ImageEntries `yaml:"images"`
 
 	// Path is where the file was read from ("" when none was found); Dir is
 	// its directory, against which relative paths in it resolve.

@@ -155,6 +155,28 @@ type Server struct {
 	// the server, "" when the manifest does not say (kubectl's current
 	// namespace then applies).
 	Namespace string `json:"namespace,omitempty"`
+	// Entrypoint is what the image itself put on the command line, when
+	// the deployment left the image's ENTRYPOINT (or CMD) in force; nil
+	// when the deployment wrote the whole command.
+	Entrypoint *ImageEntrypoint `json:"entrypoint,omitempty"`
+}
+
+// ImageEntrypoint names the words of a server's command line that its
+// image supplied (its ENTRYPOINT, and its CMD when the deployment gave no
+// arguments) and the image-table row they were read from.
+type ImageEntrypoint struct {
+	// Image is the image reference as the deployment wrote it.
+	Image string `json:"image"`
+	// Words are the words the image supplied, in order.
+	Words []string `json:"words"`
+	// Source cites the table row: repo@commit:path of the image's
+	// Dockerfile, or .kvlint.yaml:LINE for a row of the user's.
+	Source string `json:"source"`
+	// Release is the engine release the row gives the tag; "" unknown.
+	Release string `json:"release,omitempty"`
+	// Floating is set when the tag moves (latest, nightly): the release
+	// is then the newest the row knows.
+	Floating bool `json:"floating,omitempty"`
 }
 
 // Labels are the pod labels of a server that runs in Kubernetes.

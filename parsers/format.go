@@ -133,7 +133,7 @@ func (dockerfileFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (dockerfileFormat) Parse(in Input) Parsed {
-	return serversOnly(dockerfile.ParseFile(in.Source, in.Read))
+	return serversOnly(dockerfile.ParseFileWith(in.Source, in.Read, in.Options.Images))
 }
 
 // workflowFormat claims GitHub Actions workflows by their place
@@ -187,7 +187,7 @@ func (composeFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (composeFormat) Parse(in Input) Parsed {
-	return serversOnly(compose.ParseFile(in.Source, in.Read))
+	return serversOnly(compose.ParseFileWith(in.Source, in.Read, in.Options.Images))
 }
 
 // templateFormat is a Helm template met without its chart being rendered
@@ -232,7 +232,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifestWith(in.Source, in.Read, in.Options.configMaps)
+	m := k8s.ParseManifestFileWith(in.Source, in.Read, k8s.Options{Images: in.Options.Images, ConfigMaps: in.Options.configMaps})
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 

@@ -61,6 +61,7 @@ func parseHelm(f File, opt Options) Parsed {
 	for _, r := range releases {
 		r.Chart = f.Path
 		r.Files = opt.Files
+		r.Images = opt.Images
 		m := helm.RenderManifest(r, read)
 		out.Servers = append(out.Servers, m.Servers...)
 		out.Services = append(out.Services, m.Services...)

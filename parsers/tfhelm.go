@@ -6,7 +6,6 @@ import (
 	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers/helm"
 	"github.com/kvlint/kvlint/parsers/terraform"
-	"github.com/kvlint/kvlint/source"
 )
 
 // terraformOptions are the settings a Terraform module is evaluated with:
@@ -15,14 +14,14 @@ import (
 // Helm itself).
 func terraformOptions(opt Options) terraform.Options {
 	render := func(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-		return renderHelmRelease(r, read, opt.Files)
+		return renderHelmRelease(r, read, opt)
 	}
-	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: render, Files: opt.Files}
+	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: render, Files: opt.Files, Images: opt.Images}
 }
 
 // renderHelmRelease renders a helm_release's chart through parsers/helm.
-func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile, files *source.Set) ([]*deploy.Server, []*diag.Diagnostic) {
-	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace, Files: files}
+func renderHelmRelease(r terraform.HelmRelease, read engine.ReadFile, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
+	rel := helm.Release{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace, Files: opt.Files, Images: opt.Images}
 	for _, v := range r.Values {
 		rel.Values = append(rel.Values, helm.Values{File: v.File, Data: v.Data, Locate: v.Locate, Unknown: v.Unknown})
 	}

@@ -3,10 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // CapacityText writes one table row per server, then, per server, how its pool
@@ -31,6 +33,9 @@ func CapacityText(w io.Writer, res *analysis.Result, derivations bool) error {
 		}
 		fmt.Fprintf(w, "\n%s %s:\n", position(s.Span), s.Name)
 		if derivations {
+			if ep := s.Entrypoint; ep != nil {
+				fmt.Fprintf(w, "  %s\n", entrypointLine(ep, s.Image.Span))
+			}
 			for _, d := range e.Derivation {
 				fmt.Fprintf(w, "  %s\n", d)
 			}
@@ -46,6 +51,20 @@ func CapacityText(w io.Writer, res *analysis.Result, derivations bool) error {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 	}
 	return nil
+}
+
+// entrypointLine says which words of the command line the image supplied,
+// and the image-table row (a Dockerfile at a commit, or a .kvlint.yaml
+// line) that says so.
+func entrypointLine(ep *deploy.ImageEntrypoint, image deploy.Span) string {
+	s := fmt.Sprintf("entrypoint: %s (image %s at %s, row %s", strings.Join(ep.Words, " "), ep.Image, position(image), ep.Source)
+	if ep.Release != "" {
+		s += ", release " + ep.Release
+	}
+	if ep.Floating {
+		s += ", a floating tag"
+	}
+	return s + ")"
 }
 
 // parallelism is TP/DP/PP, or "-" for a server kvlint does not size (a router).

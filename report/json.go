@@ -52,6 +52,9 @@ type jsonServer struct {
 	GPUCount *int64             `json:"gpu_count"`
 	Replicas *int64             `json:"replicas"`
 	Args     map[string]jsonArg `json:"args"`
+	// Entrypoint names the words the image supplied; omitted when the
+	// deployment wrote the whole command.
+	Entrypoint *deploy.ImageEntrypoint `json:"entrypoint,omitempty"`
 }
 
 // jsonArg is one flag's value in force. Known is false for a placeholder
@@ -120,7 +123,8 @@ func serverJSON(s *deploy.Server) jsonServer {
 		Engine: s.Engine, Role: s.Role, Name: s.Name,
 		Model: knownString(s.Model), GPU: knownString(s.GPU),
 		GPUCount: knownInt(s.GPUCount), Replicas: knownInt(s.Replicas),
-		Args: make(map[string]jsonArg, len(s.Args)),
+		Args:       make(map[string]jsonArg, len(s.Args)),
+		Entrypoint: s.Entrypoint,
 	}
 	for name, v := range s.Args {
 		js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Origin.Inferred()}

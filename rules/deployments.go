@@ -117,8 +117,9 @@ func deploymentsInput(servers []*deploy.Server, s Settings) ([]*ast.Term, []int,
 }
 
 // addServerFacts adds what the deployment rules read about each server: its
-// deployment, its image, and whether its model uses MLA (null when the
-// model is not in kvlint's catalog).
+// deployment, its image and what the image supplied to its command line,
+// and whether its model uses MLA (null when the model is not in kvlint's
+// catalog).
 func addServerFacts(obj ast.Object, srv *deploy.Server, est *capacity.Estimate, deployment int) {
 	mla := ast.NullTerm()
 	if est.Model != "" {
@@ -128,5 +129,30 @@ func addServerFacts(obj ast.Object, srv *deploy.Server, est *capacity.Estimate, 
 	}
 	obj.Insert(ast.StringTerm("deployment"), ast.IntNumberTerm(deployment))
 	obj.Insert(ast.StringTerm("image"), optionalValueTerm(srv.Image))
+	obj.Insert(ast.StringTerm("entrypoint"), entrypointTerm(srv.Entrypoint))
 	obj.Insert(ast.StringTerm("mla"), mla)
+}
+
+// entrypointTerm is the image-table row's account of the words the image
+// supplied; null when the deployment wrote the whole command. An unknown
+// release is null.
+func entrypointTerm(ep *deploy.ImageEntrypoint) *ast.Term {
+	if ep == nil {
+		return ast.NullTerm()
+	}
+	words := make([]*ast.Term, len(ep.Words))
+	for i, w := range ep.Words {
+		words[i] = ast.StringTerm(w)
+	}
+	release := ast.NullTerm()
+	if ep.Release != "" {
+		release = ast.StringTerm(ep.Release)
+	}
+	return ast.ObjectTerm(
+		[2]*ast.Term{ast.StringTerm("image"), ast.StringTerm(ep.Image)},
+		[2]*ast.Term{ast.StringTerm("words"), ast.ArrayTerm(words...)},
+		[2]*ast.Term{ast.StringTerm("source"), ast.StringTerm(ep.Source)},
+		[2]*ast.Term{ast.StringTerm("release"), release},
+		[2]*ast.Term{ast.StringTerm("floating"), ast.BooleanTerm(ep.Floating)},
+	)
 }

@@ -127,6 +127,20 @@ func TestDeploymentsInput(t *testing.T) {
 	if mla := doc["servers"].([]any)[1].(map[string]any)["mla"]; mla != false {
 		t.Errorf("Llama 3.1 70B: mla %v, want false", mla)
 	}
+	if ep := doc["servers"].([]any)[0].(map[string]any)["entrypoint"]; ep != nil {
+		t.Errorf("a command written whole: entrypoint %v, want null", ep)
+	}
+}
+
+func TestEntrypointInput(t *testing.T) {
+	servers, est, s := incidentPD(t, true, deploy.Isolation{})
+	servers[1].Entrypoint = &deploy.ImageEntrypoint{Image: "registry.corp/sgl:1", Words: []string{"python3", "-m", "sglang.launch_server"}, Source: ".kvlint.yaml:4"}
+	doc := inputJSON(t, servers, est, s)
+	want := map[string]any{"image": "registry.corp/sgl:1", "words": []any{"python3", "-m", "sglang.launch_server"},
+		"source": ".kvlint.yaml:4", "release": nil, "floating": false}
+	if ep := doc["servers"].([]any)[1].(map[string]any)["entrypoint"]; !reflect.DeepEqual(ep, want) {
+		t.Errorf("entrypoint\n got %v\nwant %v", ep, want)
+	}
 }
 
 func TestDeploymentsInputRejectsBadGroupings(t *testing.T) {

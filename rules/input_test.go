@@ -145,6 +145,7 @@ func TestInputDocument(t *testing.T) {
 		},
 		"deployment": 0.0, // alone: no Settings.Deployments
 		"image":      nil,
+		"entrypoint": nil,
 		"mla":        nil, // the model is not in the catalog
 	}
 	if !reflect.DeepEqual(s, want) {

@@ -70,6 +70,12 @@ func TestInputSchemaValidatesRealDocuments(t *testing.T) {
 	if err := schema.Validate(schemaInput(t, bare, []capacity.Estimate{{}}, Settings{})); err != nil {
 		t.Errorf("bare server: %v", err)
 	}
+	// And one whose image supplied its program.
+	srv, e := incidentDecode()
+	srv.Entrypoint = &deploy.ImageEntrypoint{Image: "vllm/vllm-openai:v0.8.5", Words: []string{"vllm", "serve"}, Source: "seed", Release: "0.8.5", Floating: true}
+	if err := schema.Validate(schemaInput(t, []*deploy.Server{srv}, []capacity.Estimate{e}, Settings{})); err != nil {
+		t.Errorf("server with an image entrypoint: %v", err)
+	}
 }
 
 // The schema is not vacuous: documents of the wrong shape fail.

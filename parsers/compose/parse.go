@@ -28,9 +28,15 @@ func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []
 
 // ParseFile is Parse for a file of the run's set, whose line index it uses.
 func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
+	return ParseFileWith(f, read, nil)
+}
+
+// ParseFileWith is ParseFile with an image table, which gives a service
+// that sets no entrypoint its image's (nil has only the built-in rows).
+func ParseFileWith(f *source.File, read engine.ReadFile, images *engine.ImageTable) ([]*deploy.Server, []*diag.Diagnostic) {
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
-	p := &parser{src: src, read: read, errs: errs}
+	p := &parser{src: src, read: read, images: images, errs: errs}
 	for _, d := range docs {
 		root := yamlsrc.Resolve(d.Root)
 		if root == nil || root.Kind != yaml.MappingNode {
@@ -63,6 +69,7 @@ func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.
 type parser struct {
 	src     *yamlsrc.Source
 	read    engine.ReadFile
+	images  *engine.ImageTable
 	env     vars // from .env, for interpolation
 	servers []*deploy.Server
 	errs    []*diag.Diagnostic
@@ -87,9 +94,8 @@ type word struct {
 
 func (p *parser) service(name string, svc *yaml.Node) {
 	e := p.containerEnv(yamlsrc.Get(svc, "environment"))
-	ep := p.argv(svc, "entrypoint")
-	cmd := p.argv(svc, "command")
-	words := append(ep, cmd...)
+	image := p.scalar(yamlsrc.Get(svc, "image"))
+	words, entrypoint := p.launchWords(image, p.argv(svc, "entrypoint"), p.argv(svc, "command"))
 	if len(words) == 0 {
 		return
 	}
@@ -138,7 +144,6 @@ func (p *parser) service(name string, svc *yaml.Node) {
 			servers = []*deploy.Server{s}
 		}
 	}
-	image := p.scalar(yamlsrc.Get(svc, "image"))
 	replicas := p.scalar(yamlsrc.Path(svc, "deploy", "replicas"))
 	if !replicas.IsSet() {
 		replicas = p.scalar(yamlsrc.Get(svc, "scale"))
@@ -151,10 +156,47 @@ func (p *parser) service(name string, svc *yaml.Node) {
 		}
 		s.Source = Source
 		s.Image = image
+		s.Entrypoint = entrypoint
 		s.Replicas = replicas
 		s.GPUCount = count
 		p.servers = append(p.servers, s)
 	}
+}
+
+// launchWords is the argv of a service's container, and what its image
+// supplied to it. Compose file reference, services (docs.docker.com/
+// reference/compose-file/services/#entrypoint, #command): entrypoint
+// "overrides the ENTRYPOINT instruction" and, when non-null, "Compose
+// ignores any default command from the image"; command "overrides the
+// default command declared by the container image"; null leaves the
+// image's default, and an empty list or string overrides it to be empty.
+//
+// Without an entrypoint the image's ENTRYPOINT is in force, which the
+// image table gives for the images it knows. For an image it does not know
+// (or a service that builds its image), a command that begins with an
+// engine program is still read as what runs, as it is for an image with no
+// ENTRYPOINT or one that ends in exec "$@"; a command of options alone
+// (--model x) goes to a program the file does not show and is no server.
+func (p *parser) launchWords(image deploy.Value, entrypoint, command []word) ([]word, *deploy.ImageEntrypoint) {
+	if entrypoint != nil {
+		return append(entrypoint, command...), nil
+	}
+	var cmd []deploy.Value
+	if command != nil {
+		cmd = make([]deploy.Value, len(command))
+		for i, w := range command {
+			cmd[i] = w.v
+		}
+	}
+	argv, ep, ok := engine.ImageLaunch(p.images, image, nil, cmd)
+	if !ok {
+		return command, nil
+	}
+	words := make([]word, 0, len(argv))
+	for _, v := range argv[:len(argv)-len(command)] {
+		words = append(words, word{v: v})
+	}
+	return append(words, command...), ep
 }
 
 // scalar is an interpolated scalar value; unset for a missing or null node.
@@ -204,7 +246,7 @@ func (p *parser) argv(svc *yaml.Node, key string) []word {
 		cmds, errs := shell.Commands(src)
 		p.errs = append(p.errs, errs...)
 		if len(cmds) == 0 {
-			return nil
+			return []word{} // '' is set: it overrides the image's default
 		}
 		var out []word
 		subs := r.text.Substitutions()
@@ -214,7 +256,7 @@ func (p *parser) argv(svc *yaml.Node, key string) []word {
 		}
 		return out
 	case yaml.SequenceNode:
-		var out []word
+		out := []word{} // [] is set: it overrides the image's default
 		for _, item := range n.Content {
 			item = yamlsrc.Resolve(item)
 			if item == nil || item.Kind != yaml.ScalarNode {

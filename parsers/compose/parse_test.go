@@ -126,7 +126,7 @@ func TestListCommand(t *testing.T) {
 		t.Errorf("decode gpus %+v", d.GPUCount)
 	}
 	// The image comes through the merge key from x-engine.
-	checkValue(t, "decode image", d.Image, "vllm/vllm-openai:v0.10.1", true, f, pos{2, 10, 34})
+	checkValue(t, "decode image", d.Image, "lmsysorg/sglang:v0.4.9.post2", true, f, pos{2, 10, 38})
 }
 
 func TestEntrypointShellWithCommandScript(t *testing.T) {

@@ -44,6 +44,9 @@ type stage struct {
 	// cmdSet: CMD was given in this stage. Otherwise ENTRYPOINT clears the
 	// CMD inherited from the base (BuildKit dispatchEntrypoint).
 	cmdSet bool
+	// entrySet: ENTRYPOINT was given in this stage or a stage it builds
+	// on (ENTRYPOINT [] sets it empty), replacing the base image's.
+	entrySet bool
 }
 
 // parser holds the state of one Dockerfile.
@@ -52,6 +55,7 @@ type parser struct {
 	data   []byte
 	lines  *source.Index
 	escape byte
+	images *engine.ImageTable
 	meta   vars // ARGs before the first FROM, visible to FROM lines
 	stages []*stage
 	byName map[string]*stage
@@ -70,8 +74,16 @@ func Parse(name string, data []byte, read engine.ReadFile) (servers []*deploy.Se
 
 // ParseFile is Parse for a file of the run's set, whose line index it uses.
 func ParseFile(f *source.File, read engine.ReadFile) (servers []*deploy.Server, errs []*diag.Diagnostic) {
+	return ParseFileWith(f, read, nil)
+}
+
+// ParseFileWith is ParseFile with an image table, which gives the FROM
+// image's ENTRYPOINT to a final stage that sets only CMD (nil has only
+// the built-in rows).
+func ParseFileWith(f *source.File, read engine.ReadFile, images *engine.ImageTable) (servers []*deploy.Server, errs []*diag.Diagnostic) {
 	name := f.Name
 	p, final := analyseLines(name, f.Data, f.Index(source.LF))
+	p.images = images
 	defer func() {
 		// Meant never to happen; a bug here must not crash the run.
 		if r := recover(); r != nil {
@@ -201,7 +213,7 @@ func (p *parser) instruction(ins instruction) {
 		if len(c.argv) == 0 {
 			c = nil // ENTRYPOINT [] clears it
 		}
-		st.entry = c
+		st.entry, st.entrySet = c, true
 		if !st.cmdSet {
 			st.cmd = nil
 		}
@@ -260,7 +272,7 @@ func (p *parser) from(ins instruction) {
 		st.image = image
 		st.env = cloneVars(base.env)
 		st.shell = base.shell
-		st.cmd, st.entry = base.cmd, base.entry
+		st.cmd, st.entry, st.entrySet = base.cmd, base.entry, base.entrySet
 	}
 	if st.name != "" {
 		p.byName[st.name] = st
@@ -474,28 +486,49 @@ func (p *parser) final() *stage {
 // which leaves CMD unused unless TEXT reads them), followed by the commands
 // of its script when it runs a shell on one.
 //
-// An ENTRYPOINT set by an external base image is not known; the stage's own
-// command is read as what runs, which is what the usual entrypoint scripts
-// that end in exec "$@" do with it.
-func (p *parser) commands(st *stage) []shell.Command {
+// When no stage sets ENTRYPOINT, the FROM image's stays in force and gets
+// the CMD as its arguments: the image table gives it for the images it
+// knows, and ep says what it supplied. A Dockerfile that sets neither
+// ENTRYPOINT nor CMD over a known image is no launch of its own: the image
+// runs its default command, which this file does not choose and which
+// names no model, so nothing in it is the user's to check or change. An
+// ENTRYPOINT of an external base image the table does not know stays
+// unknown; the stage's own command is read as what runs, which is what
+// the usual entrypoint scripts that end in exec "$@" do with it.
+func (p *parser) commands(st *stage) (cmds []shell.Command, ep *deploy.ImageEntrypoint) {
 	var argv []arg
 	if st.entry != nil {
 		argv = append(argv, st.entry.argv...)
 	}
 	if st.cmd != nil {
+		if !st.entrySet {
+			var cmd []deploy.Value
+			for _, a := range st.cmd.argv {
+				cmd = append(cmd, a.Value)
+			}
+			if cmd == nil {
+				cmd = []deploy.Value{} // CMD [] is set, and empty
+			}
+			if full, e, ok := engine.ImageLaunch(p.images, st.image, nil, cmd); ok {
+				for _, v := range full[:len(full)-len(cmd)] {
+					argv = append(argv, arg{Value: v})
+				}
+				ep = e
+			}
+		}
 		argv = append(argv, st.cmd.argv...)
 	}
 	if len(argv) == 0 {
-		return nil
+		return nil, nil
 	}
 	words := make([]deploy.Value, len(argv))
 	for i, a := range argv {
 		words[i] = a.Value
 	}
-	cmds := []shell.Command{{Words: words, Span: spanning(words)}}
+	cmds = []shell.Command{{Words: words, Span: spanning(words)}}
 	i, ok := shell.ScriptArg(words)
-	if !ok {
-		return cmds
+	if !ok || fromImage(argv[i]) {
+		return cmds, ep
 	}
 	script := argv[i]
 	at := script.at
@@ -519,7 +552,13 @@ func (p *parser) commands(st *stage) []shell.Command {
 		Params: shell.ScriptParams(words, i),
 	})
 	p.errs = append(p.errs, errs...)
-	return append(cmds, inner...)
+	return append(cmds, inner...), ep
+}
+
+// fromImage reports a word the image supplied (which has no place of its own
+// in the file): a script in it is the image's, not read here.
+func fromImage(a arg) bool {
+	return len(a.Origin) > 0 && a.Origin[len(a.Origin)-1].Kind == deploy.StepImage
 }
 
 // spanning covers words from the first to the last, when they are written
@@ -535,7 +574,8 @@ func spanning(words []deploy.Value) deploy.Span {
 // servers finds the engine launches among the final stage's commands.
 func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 	var servers []*deploy.Server
-	for _, c := range p.commands(st) {
+	cmds, ep := p.commands(st)
+	for i, c := range cmds {
 		s, errs, ok := engine.Server(c.Words, read)
 		p.errs = append(p.errs, errs...)
 		if !ok || s == nil {
@@ -544,6 +584,9 @@ func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 		s.Name = fmt.Sprintf("%s:%d", p.name, c.Span.Line)
 		s.Source = deploy.SourceDockerfile
 		s.Image = st.image
+		if i == 0 {
+			s.Entrypoint = ep
+		}
 		servers = append(servers, s)
 	}
 	return servers

@@ -26,7 +26,8 @@ func run(t *testing.T, dockerfile string) [][]string {
 		t.Fatalf("errors: %v", p.errs)
 	}
 	var out [][]string
-	for _, c := range p.commands(final) {
+	cmds, _ := p.commands(final)
+	for _, c := range cmds {
 		var ws []string
 		for _, v := range c.Words {
 			ws = append(ws, w(v))
@@ -289,7 +290,8 @@ func TestExecFormSpansMatchText(t *testing.T) {
 	}
 	lines := strings.Split(df, "\n")
 	var got []string
-	for _, v := range p.commands(final)[0].Words {
+	cmds, _ := p.commands(final)
+	for _, v := range cmds[0].Words {
 		got = append(got, lines[v.Span.Line-1][v.Span.Col-1:v.Span.EndCol-1]+"="+v.Raw)
 	}
 	want := []string{`"a"=a`, "\"\\u00e9\\n\"=é\n", "\"\\ud83d\\ude00\"=😀", `""=`}

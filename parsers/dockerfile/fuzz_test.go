@@ -31,7 +31,8 @@ func FuzzDockerfile(f *testing.F) {
 			}
 		}
 		if final != nil {
-			for _, c := range p.commands(final) {
+			cmds, _ := p.commands(final)
+			for _, c := range cmds {
 				check(c.Span, "command")
 				for _, w := range c.Words {
 					if w.Span.Line == 0 {

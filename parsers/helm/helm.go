@@ -53,6 +53,9 @@ type Release struct {
 	// Files, when set, receives the chart's files and the values files
 	// read from disk, for the reporters to quote; nil keeps none.
 	Files *source.Set
+	// Images is the image table that gives a container writing no command
+	// its image's entrypoint; nil has only the built-in rows.
+	Images *engine.ImageTable
 }
 
 // Values is one values document.

@@ -26,7 +26,7 @@ func (rr *rendering) manifestObjects(read engine.ReadFile) Manifest {
 		if strings.TrimSpace(rr.files[f]) == "" {
 			continue
 		}
-		m := k8s.ParseManifest(f, []byte(rr.files[f]), read)
+		m := k8s.ParseManifestWith(f, []byte(rr.files[f]), read, rr.rel.Images)
 		s, e := m.Servers, m.Errors
 		if len(s) == 0 && len(e) == 0 && len(m.Services) == 0 {
 			continue
@@ -197,7 +197,7 @@ func (rr *rendering) taint(servers []*deploy.Server, files []string, pv *provena
 			if strings.HasSuffix(f, notesSuffix) || strings.TrimSpace(out[f]) == "" {
 				continue
 			}
-			s, _ := k8s.Parse(f, []byte(out[f]), read)
+			s := k8s.ParseManifestWith(f, []byte(out[f]), read, rr.rel.Images).Servers
 			other = append(other, s...)
 		}
 	}

@@ -54,7 +54,7 @@ spec:
 `
 
 func TestConfigMapScript(t *testing.T) {
-	m := ParseManifestWith(source.NewFile("m.yaml", []byte(cmManifest), source.SyntaxYAML), nil, nil)
+	m := ParseManifestFileWith(source.NewFile("m.yaml", []byte(cmManifest), source.SyntaxYAML), nil, Options{})
 	if len(m.Servers) != 1 {
 		t.Fatalf("servers %d, want 1; errors %v", len(m.Servers), m.Errors)
 	}
@@ -133,7 +133,7 @@ spec:
       configMap: {name: not-in-these-files}
 `
 	maps := CollectConfigMaps(source.NewFile("cm.yaml", []byte(cm), source.SyntaxYAML))
-	m := ParseManifestWith(source.NewFile("pod.yaml", []byte(pod), source.SyntaxYAML), nil, maps)
+	m := ParseManifestFileWith(source.NewFile("pod.yaml", []byte(pod), source.SyntaxYAML), nil, Options{ConfigMaps: maps})
 	if len(m.Errors) != 0 {
 		t.Fatalf("errors %v", m.Errors)
 	}
@@ -153,7 +153,7 @@ spec:
 	}
 	// Without the other file, the ConfigMap is unseen: nothing found,
 	// nothing reported.
-	m = ParseManifestWith(source.NewFile("pod.yaml", []byte(pod), source.SyntaxYAML), nil, nil)
+	m = ParseManifestFileWith(source.NewFile("pod.yaml", []byte(pod), source.SyntaxYAML), nil, Options{})
 	if len(m.Servers) != 0 || len(m.Errors) != 0 {
 		t.Errorf("without the ConfigMap: %d servers, errors %v", len(m.Servers), m.Errors)
 	}

@@ -27,12 +27,14 @@ type word struct {
 // agents, not the engine.)
 func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 	e := p.containerEnv(pd.injected, yamlsrc.Get(c, "env"))
-	words := append(p.argv(c, "command", e), p.argv(c, "args", e)...)
-	if len(words) == 0 && pd.implied != nil {
-		words = pd.implied(c, e)
+	image := deploy.Value{}
+	if n := yamlsrc.Get(c, "image"); n != nil && n.Kind == yaml.ScalarNode {
+		image = p.scalar(n)
 	}
+	command, args := p.argv(c, "command", e), p.argv(c, "args", e)
+	words, entrypoint := p.launchWords(pd, c, e, image, command, args)
 	if len(words) == 0 {
-		return // the image's entrypoint, which the file does not show
+		return
 	}
 	var servers []*deploy.Server
 	vals := make([]deploy.Value, len(words))
@@ -77,10 +79,6 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 			servers = []*deploy.Server{s}
 		}
 	}
-	image := deploy.Value{}
-	if n := yamlsrc.Get(c, "image"); n != nil && n.Kind == yaml.ScalarNode {
-		image = p.scalar(n)
-	}
 	count := p.gpuCount(c)
 	if !count.IsSet() {
 		count = pd.gpus
@@ -97,11 +95,57 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 			s.GPU = pd.gpu
 		}
 		s.Image = image
+		s.Entrypoint = entrypoint
 		s.Labels = pd.labels
 		applyRole(s, pd.role)
 		s.Namespace = pd.namespace
 		p.servers = append(p.servers, s)
 	}
+}
+
+// launchWords is the argv a container runs, as the kubelet composes it
+// from the container and its image (Kubernetes, "Define a Command and
+// Arguments for a Container": command replaces the image's ENTRYPOINT and
+// drops its CMD; args alone replace the CMD and run with the image's
+// ENTRYPOINT), and what the image supplied to it.
+//
+// Without a command, the image's ENTRYPOINT is in force: the image table
+// (Options.Images) gives it for the images it knows. For an image it does
+// not know, args that begin with an engine program (python3 -m ...,
+// vllm serve) are still read as the command, which is what an image with
+// no ENTRYPOINT, or with one that ends in exec "$@" (tini, NVIDIA's
+// nvidia_entrypoint.sh), runs; args that are options only (--model x)
+// go to a program the file does not show, so they are no server: nothing
+// is guessed.
+func (p *parser) launchWords(pd *pod, c *yaml.Node, e *env, image deploy.Value, command, args []word) ([]word, *deploy.ImageEntrypoint) {
+	if command != nil {
+		return append(command, args...), nil
+	}
+	if args == nil && pd.implied != nil {
+		// The object's controller writes the command (KServe's
+		// LLMInferenceService), not the image.
+		if words := pd.implied(c, e); len(words) > 0 {
+			return words, nil
+		}
+	}
+	var cmd []deploy.Value
+	if args != nil {
+		cmd = make([]deploy.Value, len(args))
+		for i, w := range args {
+			cmd[i] = w.v
+		}
+	}
+	argv, ep, ok := engine.ImageLaunch(p.images, image, nil, cmd)
+	if !ok {
+		return args, nil // an unknown image: see above
+	}
+	// The image's words come first; the args keep their text (a script
+	// in them is read with positions in the file).
+	words := make([]word, 0, len(argv))
+	for _, v := range argv[:len(argv)-len(args)] {
+		words = append(words, word{v: v})
+	}
+	return append(words, args...), ep
 }
 
 // argv reads a container's command or args: a list of strings, each a word

@@ -70,16 +70,31 @@ func ParseManifest(name string, data []byte, read engine.ReadFile) Manifest {
 // ParseManifestFile is ParseManifest for a file of the run's set, whose
 // line index it uses.
 func ParseManifestFile(f *source.File, read engine.ReadFile) Manifest {
-	return ParseManifestWith(f, read, nil)
+	return ParseManifestFileWith(f, read, Options{})
 }
 
-// ParseManifestWith is ParseManifestFile for a file that is one of a set of
-// manifests: a container may run a script from a ConfigMap defined in the
-// file itself or among maps (CollectConfigMaps of the other files).
-func ParseManifestWith(f *source.File, read engine.ReadFile, maps *ConfigMaps) Manifest {
+// Options are what a manifest's parse may know beyond the file itself.
+type Options struct {
+	// Images gives a container that writes no command its image's
+	// entrypoint; nil has only the built-in rows.
+	Images *engine.ImageTable
+	// ConfigMaps are the ConfigMaps of the run's other manifests
+	// (CollectConfigMaps): a container may run a script held in one.
+	ConfigMaps *ConfigMaps
+}
+
+// ParseManifestWith is ParseManifest with an image table (nil has only the
+// built-in rows).
+func ParseManifestWith(name string, data []byte, read engine.ReadFile, images *engine.ImageTable) Manifest {
+	return ParseManifestFileWith(source.NewFile(name, data, source.SyntaxYAML), read, Options{Images: images})
+}
+
+// ParseManifestFileWith is ParseManifestFile for a file that is one of a
+// set of manifests, with the image table of the run.
+func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Manifest {
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
-	p := &parser{src: src, read: read, errs: errs, runtimes: indexRuntimes(docs), extMaps: maps}
+	p := &parser{src: src, read: read, images: opt.Images, errs: errs, runtimes: indexRuntimes(docs), extMaps: opt.ConfigMaps}
 	p.ownMaps = &ConfigMaps{}
 	for _, d := range docs {
 		p.ownMaps.add(src, d.Root, 0)
@@ -95,6 +110,7 @@ func ParseManifestWith(f *source.File, read engine.ReadFile, maps *ConfigMaps) M
 type parser struct {
 	src      *yamlsrc.Source
 	read     engine.ReadFile
+	images   *engine.ImageTable
 	servers  []*deploy.Server
 	services []deploy.Service
 	errs     []*diag.Diagnostic

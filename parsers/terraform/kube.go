@@ -220,7 +220,8 @@ func (m *module) kubernetes(obj *ynode, b *hclsyntax.Block, address string) {
 	text := []byte(r.b.String())
 	hdr := hcl.RangeBetween(b.TypeRange, b.LabelRanges[len(b.LabelRanges)-1])
 	rm := &remapper{r: r, src: yamlsrc.NewSource(name, text), name: name, fallback: m.fs.span(hdr)}
-	servers, errs := k8s.Parse(name, text, m.readBeside())
+	km := k8s.ParseManifestWith(name, text, m.readBeside(), m.opt.Images)
+	servers, errs := km.Servers, km.Errors
 	for _, e := range errs {
 		e.Span, _ = rm.span(e.Span)
 		e.Message = rm.text(e.Message)

@@ -42,6 +42,7 @@ package terraform
 import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -65,6 +66,10 @@ type Options struct {
 	// Files, when set, receives every file the module reads from disk,
 	// for the reporters to quote; nil keeps none.
 	Files *source.Set
+	// Images is the image table that gives a kubernetes_* container
+	// writing no command its image's entrypoint; nil has only the
+	// built-in rows.
+	Images *engine.ImageTable
 }
 
 // ParseModule evaluates the Terraform module in dir and returns the servers
