@@ -85,6 +85,7 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt)
+	files = withoutChildModules(files)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
 	// Charts and modules keep the files they read, indexes and all; the

@@ -76,8 +76,26 @@ func ParseModule(dir string, opt Options) ([]*deploy.Server, []*diag.Diagnostic)
 	if !m.load() {
 		return nil, m.errs
 	}
+	m.stack = []string{m.abs}
 	m.inputs()
-	m.evalLocals()
+	m.evaluate()
 	m.resources()
-	return m.servers, m.errs
+	return m.servers, distinct(m.errs)
+}
+
+// distinct drops repeated errors: a child module evaluated once per
+// instance of its call reports the same problem of its own files each
+// time.
+func distinct(errs []*diag.Diagnostic) []*diag.Diagnostic {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, e := range errs {
+		k := e.Span.String() + "\x00" + e.Message
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
 }
