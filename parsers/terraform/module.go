@@ -67,6 +67,7 @@ type module struct {
 	calls         map[string]bool // every function name the module calls
 	placeholders  placeholders
 	templateDepth int
+	reeval        int // nesting of positional (eval.go)
 }
 
 func newModule(dir string, opt Options) *module {

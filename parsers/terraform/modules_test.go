@@ -127,8 +127,6 @@ func sorted(s []string) []string {
 	return out
 }
 
-var _ = strings.Contains
-
 // Calls Terraform rejects or kvlint does not read are errors at the call;
 // a remote module that names no engine is left alone.
 func TestModuleCallErrors(t *testing.T) {
@@ -219,6 +217,23 @@ resource "kubectl_manifest" "tpl" {
   yaml_body = templatefile("pod.yaml.tftpl", { pool = var.pool })
 }
 
+resource "kubectl_manifest" "lit" {
+  yaml_body = yamlencode({
+    apiVersion = "v1"
+    kind       = "Pod"
+    metadata   = { name = "lit" }
+    spec = { containers = [{
+      name    = "s"
+      image   = "lmsysorg/sglang:latest"
+      command = ["python3", "-m", "sglang.launch_server", "--max-total-tokens", 2048]
+    }] }
+  })
+}
+
+resource "kubectl_manifest" "tplit" {
+  yaml_body = templatefile("pod.yaml.tftpl", { pool = 1024 })
+}
+
 resource "kubectl_manifest" "enc" {
   yaml_body = yamlencode({
     apiVersion = "v1"
@@ -261,11 +276,25 @@ spec:
 		"heredoc": {"terraform.tfvars:1:8-1:12", "variable main.tf:1:1-1:16", "reference main.tf:13:87-13:95"},
 		"file":    {"pod.yaml:9:81-9:85"},
 		"tpl":     {"terraform.tfvars:1:8-1:12", "variable main.tf:1:1-1:16", "reference main.tf:22:55-22:63", "template pod.yaml.tftpl:9:83-9:87"},
-		"enc":     {"terraform.tfvars:1:8-1:12", "variable main.tf:1:1-1:16", "reference main.tf:33:81-33:89"},
+		"enc":     {"terraform.tfvars:1:8-1:12", "variable main.tf:1:1-1:16", "reference main.tf:50:81-50:89"},
+		// Literals inside yamlencode and templatefile's variables point at
+		// themselves.
+		"lit": {"main.tf:33:81-33:85"},
 	} {
 		s := serverNamed(t, servers, name)
 		if got := chain(dir, s.Args["--max-total-tokens"]); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
+	}
+	// templatefile's variables as a literal: the same template, read with
+	// 1024 written in main.tf.
+	var tplit []string
+	for _, s := range servers {
+		if v := s.Args["--max-total-tokens"]; s.Name == "tpl" && v.Raw == "1024" {
+			tplit = chain(dir, v)
+		}
+	}
+	if want := []string{"main.tf:39:55-39:59", "template pod.yaml.tftpl:9:83-9:87"}; !reflect.DeepEqual(tplit, want) {
+		t.Errorf("templatefile literal: %q, want %q", tplit, want)
 	}
 }
