@@ -1,7 +1,9 @@
 package terraform
 
 import (
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -296,5 +298,79 @@ spec:
 	}
 	if want := []string{"main.tf:39:55-39:59", "template pod.yaml.tftpl:9:83-9:87"}; !reflect.DeepEqual(tplit, want) {
 		t.Errorf("templatefile literal: %q, want %q", tplit, want)
+	}
+}
+
+// A child module reads its files from its own directory through
+// path.module, as Terraform resolves it from the root; an unknown count
+// on a call gives one instance standing for all, its module value unknown;
+// a count past the limit is an error at the count, and an error of the
+// child's own files is reported once, however many instances read them.
+func TestModuleInstancesAndPaths(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.tf": `data "external" "n" {}
+
+module "m" {
+  source = "./modules/m"
+  pool   = 2048
+}
+
+module "unknown" {
+  source = "./modules/m"
+  count  = data.external.n.result
+  pool   = 4096
+}
+
+module "many" {
+  source = "./modules/broken"
+  count  = maxInstances
+}
+`,
+		"modules/m/main.tf": `variable "pool" {}
+resource "kubernetes_manifest" "p" {
+  manifest = yamldecode(templatefile("${path.module}/pod.yaml.tftpl", { pool = var.pool }))
+}
+`,
+		"modules/m/pod.yaml.tftpl": `apiVersion: v1
+kind: Pod
+metadata:
+  name: m${pool}
+spec:
+  containers:
+    - name: s
+      image: lmsysorg/sglang:latest
+      command: ["python3", "-m", "sglang.launch_server", "--max-total-tokens", "${pool}"]
+`,
+		"modules/broken/main.tf": "locals {\n  x = nosuch.y\n}\n",
+	})
+	// The count past the limit: written as a number in the fixture.
+	p := dir + "/main.tf"
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "maxInstances", strconv.Itoa(maxModuleInstances+1), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers, errs := ParseModule(dir, Options{})
+	got := errorTexts(dir, errs)
+	want := []string{
+		"main.tf:16:12-16:15: count is 257; kvlint reads the first 256 instances",
+		"modules/broken/main.tf:2:7-2:13: Unknown variable: There is no variable named \"nosuch\".",
+		// module.m and module.unknown took two of the root's instances.
+		"main.tf:14:1-14:14: kvlint evaluates 256 module instances at most in one root module; module.many[254] and the instances after it were not analysed",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	m := serverNamed(t, servers, "m2048")
+	if c := chain(dir, m.Args["--max-total-tokens"]); !reflect.DeepEqual(c, []string{
+		"main.tf:5:12-5:16",
+		"variable modules/m/main.tf:1:1-1:16",
+		"reference modules/m/main.tf:3:80-3:88",
+		"template modules/m/pod.yaml.tftpl:9:83-9:87",
+	}) {
+		t.Errorf("chain %q", c)
+	}
+	serverNamed(t, servers, "m4096")
+	if len(servers) != 2 {
+		t.Errorf("%d servers, want 2", len(servers))
 	}
 }
