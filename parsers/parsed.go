@@ -86,6 +86,7 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt)
+	files = withoutChildModules(files)
 	opt.configMaps = collectConfigMaps(files, opt.Files)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })

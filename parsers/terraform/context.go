@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"path/filepath"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -16,7 +17,7 @@ func (m *module) evalContext(extra map[string]cty.Value) *hcl.EvalContext {
 		"var":   cty.ObjectVal(m.varVals),
 		"local": cty.ObjectVal(m.localVals),
 		"path": cty.ObjectVal(map[string]cty.Value{
-			"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cty.StringVal("."),
+			"module": cty.StringVal(m.pathModule()), "root": cty.StringVal("."), "cwd": cty.StringVal("."),
 		}),
 		"terraform": cty.ObjectVal(map[string]cty.Value{
 			"workspace": cty.UnknownVal(cty.String).Mark(&site{ref: "terraform.workspace", unknown: "terraform.workspace"}),
@@ -27,7 +28,14 @@ func (m *module) evalContext(extra map[string]cty.Value) *hcl.EvalContext {
 		data[ty] = m.unknowns("data."+ty, byName)
 	}
 	vars["data"] = cty.ObjectVal(data)
-	vars["module"] = m.unknowns("module", m.modules)
+	mods := map[string]cty.Value{}
+	for name, v := range m.unknowns("module", m.modules).AsValueMap() {
+		mods[name] = v
+	}
+	for name, v := range m.moduleVals {
+		mods[name] = v
+	}
+	vars["module"] = cty.ObjectVal(mods)
 	for ty, byName := range m.resTypes {
 		if _, taken := vars[ty]; !taken {
 			vars[ty] = m.unknowns(ty, byName)
@@ -55,4 +63,18 @@ func (m *module) unknowns(prefix string, blocks map[string]*hclsyntax.Block) cty
 		obj[n] = cty.DynamicVal.Mark(s)
 	}
 	return cty.ObjectVal(obj)
+}
+
+// pathModule is path.module: "." for the root, and for a child module its
+// directory relative to the root's, which is what Terraform gives
+// (relative to the working directory, which for kvlint is the root).
+func (m *module) pathModule() string {
+	if m.root == m || m.root == nil {
+		return "."
+	}
+	rel, err := filepath.Rel(m.root.dir, m.dir)
+	if err != nil {
+		return "."
+	}
+	return filepath.ToSlash(rel)
 }

@@ -170,6 +170,9 @@ func (m *module) syntactic(e hcl.Expression, v cty.Value, ctx *hcl.EvalContext, 
 				return out
 			}
 		}
+		if out, ok := m.positional(x, v, ctx, scope); ok {
+			return out
+		}
 	case *hclsyntax.TemplateExpr:
 		bare, _ := v.Unmark()
 		switch {
@@ -425,4 +428,55 @@ func hasLiteral(x *hclsyntax.TemplateExpr) bool {
 		}
 	}
 	return false
+}
+
+// positionalFuncs keep where each part of their arguments was written
+// (yamlencode's byte map, templatefile's interpolations), but HCL calls
+// them with arguments it evaluated itself, whose literals have no site.
+var positionalFuncs = map[string]bool{"yamlencode": true, "templatefile": true}
+
+// maxReeval bounds how deep calls of positionalFuncs are evaluated again:
+// each level evaluates its arguments twice.
+const maxReeval = 3
+
+// positional calls a function of positionalFuncs again with arguments that
+// carry their sites, so a literal written inside yamlencode({...}) or in
+// templatefile's variables points at itself.
+func (m *module) positional(x *hclsyntax.FunctionCallExpr, v cty.Value, ctx *hcl.EvalContext, scope string) (cty.Value, bool) {
+	if !positionalFuncs[x.Name] || x.ExpandFinal || m.reeval >= maxReeval || ctx == nil {
+		return v, false
+	}
+	bare, _ := v.Unmark()
+	if !bare.IsKnown() || bare.IsNull() || bare.Type() != cty.String {
+		return v, false
+	}
+	fn, ok := ctx.Functions[x.Name]
+	if !ok {
+		return v, false
+	}
+	m.reeval++
+	defer func() { m.reeval-- }()
+	args := make([]cty.Value, len(x.Args))
+	for i, a := range x.Args {
+		av, ds := a.Value(ctx)
+		if ds.HasErrors() {
+			return v, false
+		}
+		args[i] = m.attach(a, av, ctx, scope)
+		// A parameter that does not take marks passes its argument's
+		// marks to the result: the path of templatefile is not where
+		// the text was written.
+		if ps := fn.Params(); i < len(ps) && !ps[i].AllowMarked {
+			args[i], _ = args[i].UnmarkDeep()
+		}
+	}
+	out, err := fn.Call(args)
+	if err != nil {
+		return v, false
+	}
+	ob, _ := out.Unmark()
+	if !ob.IsKnown() || ob.IsNull() || ob.Type() != cty.String || ob.AsString() != bare.AsString() {
+		return v, false
+	}
+	return out, true
 }

@@ -229,21 +229,25 @@ func pathFunc(f func(string) string) function.Function {
 // relative path is taken from the module (Terraform takes it from the
 // working directory, which for a root module is the module), and whatever
 // it names, symbolic links followed, must stay inside the module.
+//
+// In a child module a relative path is still taken from the root (which is
+// why child modules write "${path.module}/file"), and confined to it.
 func (m *module) resolve(p string) (display, real string, err error) {
-	if m.abs == "" {
+	r := m.root
+	if r.abs == "" {
 		return "", "", fmt.Errorf("the module directory cannot be resolved")
 	}
 	if filepath.IsAbs(p) {
-		return "", "", fmt.Errorf("%q is an absolute path; kvlint reads only files inside the module %s", p, m.dir)
+		return "", "", fmt.Errorf("%q is an absolute path; kvlint reads only files inside the module %s", p, r.dir)
 	}
-	display = filepath.Join(m.dir, p)
-	real = filepath.Join(m.abs, p)
+	display = filepath.Join(r.dir, p)
+	real = filepath.Join(r.abs, p)
 	if ev, e := filepath.EvalSymlinks(real); e == nil {
 		real = ev
 	}
-	rel, e := filepath.Rel(m.abs, real)
+	rel, e := filepath.Rel(r.abs, real)
 	if e != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", "", fmt.Errorf("%q is outside the module %s; kvlint reads only files inside it", p, m.dir)
+		return "", "", fmt.Errorf("%q is outside the module %s; kvlint reads only files inside it", p, r.dir)
 	}
 	return display, real, nil
 }

@@ -226,7 +226,9 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 		case list && vb.CanIterateElements():
 			var items []string
 			for _, it := range vb.AsValueSlice() {
-				if is, err := convert.Convert(it, cty.String); err == nil && !is.IsNull() {
+				// Unmark is shallow: the elements keep their sites.
+				ib, _ := it.Unmark()
+				if is, err := convert.Convert(ib, cty.String); err == nil && !is.IsNull() {
 					items = append(items, is.AsString())
 				}
 			}
@@ -246,6 +248,10 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 		} else if p, _ := primary(sitesOf(value)); p != nil {
 			s.Span = p.span()
 			origins[s.Span] = copyOrigin(p.via)
+		} else if sp, ok := listSpan(vb); ok {
+			// A list's sites are its elements': the entry is the text
+			// from the first to the last.
+			s.Span = sp
 		}
 		out = append(out, s)
 	}
@@ -312,4 +318,19 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 func (m *module) placeholderText(s string) string {
 	rm := &remapper{r: &rendered{unknowns: &m.placeholders}}
 	return rm.text(s)
+}
+
+// listSpan is the span from the first element of a list to its last, when
+// both were written in the same file.
+func listSpan(v cty.Value) (deploy.Span, bool) {
+	if !v.IsKnown() || v.IsNull() || !v.CanIterateElements() || v.LengthInt() == 0 {
+		return deploy.Span{}, false
+	}
+	elems := v.AsValueSlice()
+	first, _ := primary(sitesOf(elems[0]))
+	last, _ := primary(sitesOf(elems[len(elems)-1]))
+	if first == nil || last == nil || first.f == nil || first.f != last.f || last.end < first.start {
+		return deploy.Span{}, false
+	}
+	return first.f.span(first.start, last.end), true
 }

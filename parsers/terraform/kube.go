@@ -253,3 +253,35 @@ func (m *module) readBeside() engine.ReadFile {
 		return display, data, err
 	}
 }
+
+// kubectlManifest is the kubectl provider's kubectl_manifest
+// (registry.terraform.io/providers/gavinbunney/kubectl, and its alekc
+// fork): yaml_body is the object as YAML text (a heredoc, file,
+// templatefile, yamlencode). The text keeps its byte map, so a flag read
+// out of it points where it was written.
+func (m *module) kubectlManifest(b *hclsyntax.Block, ctx *hcl.EvalContext, address string) {
+	a, ok := b.Body.Attributes["yaml_body"]
+	if !ok {
+		return
+	}
+	v := m.eval(a.Expr, ctx, "")
+	ar := a.Expr.Range()
+	bare, _ := v.Unmark()
+	if !bare.IsKnown() {
+		m.errorf(m.fs.span(ar), "the yaml_body of %s is not known statically, so the servers it may launch were not checked", address)
+		return
+	}
+	if bare.IsNull() || bare.Type() != cty.String {
+		return
+	}
+	obj, err := yamlDecode(v)
+	if err != nil {
+		m.errorf(m.fs.span(ar), "the yaml_body of %s: %s", address, m.placeholderText(err.Error()))
+		return
+	}
+	n := valueNode(obj, "", &site{f: m.fs[ar.Filename], start: ar.Start.Byte, end: ar.End.Byte}, 0)
+	if n == nil || n.kind != mapNode {
+		return
+	}
+	m.kubernetes(n, b, address)
+}

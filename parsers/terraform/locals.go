@@ -4,22 +4,43 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// evalLocals evaluates the locals in dependency order. A local that depends
-// on itself (directly or through others) is an error at the first local of
-// the cycle, named with the whole cycle; every local in it is unknown.
-func (m *module) evalLocals() {
+// evaluate evaluates the locals and the module calls in dependency order:
+// a local may read a module's output, and a module's arguments may read
+// locals and other modules' outputs. A node that depends on itself
+// (directly or through others) is an error at the first node of the cycle,
+// named with the whole cycle; every node in it is unknown.
+func (m *module) evaluate() {
+	var nodes []string
 	deps := map[string][]string{}
 	for _, name := range m.localOrd {
-		for _, t := range m.locals[name].Expr.Variables() {
-			if t.RootName() != "local" || len(t) < 2 {
-				continue
-			}
-			if a, ok := t[1].(hcl.TraverseAttr); ok {
-				if _, declared := m.locals[a.Name]; declared {
-					deps[name] = append(deps[name], a.Name)
+		nodes = append(nodes, "local."+name)
+	}
+	for _, name := range m.moduleOrder() {
+		nodes = append(nodes, "module."+name)
+	}
+	for _, n := range nodes {
+		for _, e := range m.nodeExprs(n) {
+			for _, t := range e.Variables() {
+				if len(t) < 2 {
+					continue
+				}
+				a, ok := t[1].(hcl.TraverseAttr)
+				if !ok {
+					continue
+				}
+				switch t.RootName() {
+				case "local":
+					if _, declared := m.locals[a.Name]; declared {
+						deps[n] = append(deps[n], "local."+a.Name)
+					}
+				case "module":
+					if _, declared := m.modules[a.Name]; declared {
+						deps[n] = append(deps[n], "module."+a.Name)
+					}
 				}
 			}
 		}
@@ -48,23 +69,78 @@ func (m *module) evalLocals() {
 		state[n] = done
 		order = append(order, n)
 	}
-	for _, n := range m.localOrd {
+	for _, n := range nodes {
 		if state[n] == fresh {
 			visit(n)
 		}
 	}
 	for n := range cyclic {
-		a := m.locals[n]
-		r := a.Expr.Range()
-		s := &site{f: m.fs[r.Filename], start: r.Start.Byte, end: r.End.Byte, ref: "local." + n, unknown: "local." + n}
-		m.localVals[n] = cty.DynamicVal.Mark(s)
+		if name, ok := strings.CutPrefix(n, "local."); ok {
+			r := m.locals[name].Expr.Range()
+			s := &site{f: m.fs[r.Filename], start: r.Start.Byte, end: r.End.Byte, ref: n, unknown: n}
+			m.localVals[name] = cty.DynamicVal.Mark(s)
+		}
+		// A module in a cycle keeps the unknown value evalContext gives
+		// every module not evaluated.
 	}
 	for _, n := range order {
 		if cyclic[n] {
 			continue
 		}
-		m.localVals[n] = m.eval(m.locals[n].Expr, m.evalContext(nil), "local."+n)
+		if name, ok := strings.CutPrefix(n, "local."); ok {
+			m.localVals[name] = m.eval(m.locals[name].Expr, m.evalContext(nil), n)
+			continue
+		}
+		name := strings.TrimPrefix(n, "module.")
+		if v, ok := m.callModule(name, m.modules[name]); ok {
+			m.moduleVals[name] = v
+		}
 	}
+}
+
+// moduleOrder lists the module calls in source order.
+func (m *module) moduleOrder() []string {
+	var out []string
+	for name := range m.modules {
+		out = append(out, name)
+	}
+	lessRange := func(a, b hcl.Range) bool {
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && lessRange(m.modules[out[j]].TypeRange, m.modules[out[j-1]].TypeRange); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// nodeExprs are the expressions a local or a module call reads: the
+// local's, or every argument of the call.
+func (m *module) nodeExprs(n string) []hcl.Expression {
+	if name, ok := strings.CutPrefix(n, "local."); ok {
+		return []hcl.Expression{m.locals[name].Expr}
+	}
+	b := m.modules[strings.TrimPrefix(n, "module.")]
+	var out []hcl.Expression
+	_ = hclsyntax.VisitAll(b.Body, func(x hclsyntax.Node) hcl.Diagnostics {
+		if a, ok := x.(*hclsyntax.Attribute); ok {
+			out = append(out, a.Expr)
+		}
+		return nil
+	})
+	return out
+}
+
+// nodeName is where a local or a module call is named.
+func (m *module) nodeName(n string) hcl.Range {
+	if name, ok := strings.CutPrefix(n, "local."); ok {
+		return m.locals[name].NameRange
+	}
+	return m.modules[strings.TrimPrefix(n, "module.")].LabelRanges[0]
 }
 
 // cycle reports the cycle that closes at d on the current stack, once.
@@ -82,18 +158,20 @@ func (m *module) cycle(stack []string, d string, cyclic map[string]bool) {
 	members := stack[start:]
 	for _, n := range members {
 		if cyclic[n] {
-			return // already reported through another of its locals
+			return // already reported through another of its nodes
 		}
 	}
 	first := members[0]
+	allLocals := true
 	for _, n := range members {
 		cyclic[n] = true
-		if m.locals[n].SrcRange.Start.Byte < m.locals[first].SrcRange.Start.Byte &&
-			m.locals[n].SrcRange.Filename == m.locals[first].SrcRange.Filename {
+		allLocals = allLocals && strings.HasPrefix(n, "local.")
+		r, fr := m.nodeName(n), m.nodeName(first)
+		if r.Filename == fr.Filename && r.Start.Byte < fr.Start.Byte {
 			first = n
 		}
 	}
-	// Name the cycle starting from the local reported.
+	// Name the cycle starting from the node reported.
 	var path []string
 	k := 0
 	for i, n := range members {
@@ -102,10 +180,13 @@ func (m *module) cycle(stack []string, d string, cyclic map[string]bool) {
 		}
 	}
 	for i := range members {
-		path = append(path, "local."+members[(k+i)%len(members)])
+		path = append(path, members[(k+i)%len(members)])
 	}
-	path = append(path, "local."+first)
-	a := m.locals[first]
-	m.errorf(m.fs.span(a.NameRange), "local.%s depends on itself (%s): Terraform rejects the cycle, and every local in it is unknown",
-		first, strings.Join(path, " → "))
+	path = append(path, first)
+	what := "every local in it is unknown"
+	if !allLocals {
+		what = "every local and module output in it is unknown, and its modules are not evaluated"
+	}
+	m.errorf(m.fs.span(m.nodeName(first)), "%s depends on itself (%s): Terraform rejects the cycle, and %s",
+		first, strings.Join(path, " → "), what)
 }

@@ -40,14 +40,34 @@ type module struct {
 	modules   map[string]*hclsyntax.Block
 	resTypes  map[string]map[string]*hclsyntax.Block
 
-	varVals   map[string]cty.Value
-	localVals map[string]cty.Value
-	servers   []*deploy.Server
+	outputs []*hclsyntax.Block // output blocks in file order
+
+	varVals    map[string]cty.Value
+	localVals  map[string]cty.Value
+	moduleVals map[string]cty.Value // the outputs of the local module calls evaluated so far
+	servers    []*deploy.Server
+
+	// root is the module kvlint was asked to check (itself for the root):
+	// file functions take relative paths from its directory, as Terraform
+	// takes them from the working directory, and every file a child reads
+	// stays inside it.
+	root *module
+	// call is the address of this instance of a child module
+	// (`module.llm["a"].`), prefixed to its resources' addresses; ""
+	// for the root.
+	call string
+	// stack lists the directories (resolved) of the calls that led here,
+	// the root's first, for the cycle check.
+	stack []string
+	// evaluated counts the child module instances evaluated under the
+	// root (kept on the root), bounded by maxModuleInstances.
+	evaluated int
 
 	funcs         map[string]function.Function
 	calls         map[string]bool // every function name the module calls
 	placeholders  placeholders
 	templateDepth int
+	reeval        int // nesting of positional (eval.go)
 }
 
 func newModule(dir string, opt Options) *module {
@@ -55,7 +75,8 @@ func newModule(dir string, opt Options) *module {
 		variables: map[string]*variable{}, locals: map[string]*hclsyntax.Attribute{},
 		data: map[string]map[string]*hclsyntax.Block{}, modules: map[string]*hclsyntax.Block{},
 		resTypes: map[string]map[string]*hclsyntax.Block{},
-		varVals:  map[string]cty.Value{}, localVals: map[string]cty.Value{}}
+		varVals:  map[string]cty.Value{}, localVals: map[string]cty.Value{}, moduleVals: map[string]cty.Value{}}
+	m.root = m
 	if abs, err := filepath.Abs(dir); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
@@ -183,7 +204,16 @@ func (m *module) declare(body *hclsyntax.Body) {
 			}
 		case "module":
 			if len(b.Labels) == 1 {
+				if prev, dup := m.modules[b.Labels[0]]; dup {
+					m.errorf(m.fs.span(b.LabelRanges[0]), "module %q is called twice; the first call is at %s",
+						b.Labels[0], m.fs.span(prev.LabelRanges[0]))
+					continue
+				}
 				m.modules[b.Labels[0]] = b
+			}
+		case "output":
+			if len(b.Labels) == 1 {
+				m.outputs = append(m.outputs, b)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package terraform finds engine launches in a Terraform module: the
 // kubernetes_* resources (deployment, stateful set, daemon set, pod, job,
-// cron job), kubernetes_manifest, and helm_release with a local chart.
+// cron job), kubernetes_manifest, kubectl_manifest, and helm_release with a
+// local chart, in the module and the local modules it calls.
 //
 // A module is a directory. Its *.tf files are parsed with hashicorp/hcl/v2
 // and evaluated as Terraform would plan them, as far as that is possible
@@ -14,11 +15,19 @@
 //   - the functions these files use come from go-cty's standard library,
 //     plus Terraform's own file, templatefile, yamlencode, yamldecode,
 //     fileexists and friends, with file access confined to the module
-//     directory;
-//   - count and for_each with known values give one instance each.
+//     directory (a child module's relative paths are taken from the root,
+//     as Terraform takes them from the working directory);
+//   - count and for_each with known values give one instance each;
+//   - a module call with a local source (./ or ../) is evaluated once per
+//     instance, its variables set from the call's arguments, its servers
+//     reported with the chain through the caller's argument, its outputs
+//     readable by the caller; nesting, cycles and the number of instances
+//     are bounded, each an error at the call. A remote source (registry,
+//     git::, https://, s3::) is never downloaded: its outputs are unknown,
+//     and a call that names an engine is reported as not analysed.
 //
 // What cannot be known statically is an unknown value, never a guess: data
-// sources, resource attributes, module outputs, terraform.workspace,
+// sources, resource attributes, remote modules' outputs, terraform.workspace,
 // timestamp() and uuid(), and count/for_each that depend on them. Such a
 // value reaches the server as deploy.Value{Known: false} with the
 // expression's source text as Raw.
@@ -81,8 +90,26 @@ func ParseModule(dir string, opt Options) ([]*deploy.Server, []*diag.Diagnostic)
 	if !m.load() {
 		return nil, m.errs
 	}
+	m.stack = []string{m.abs}
 	m.inputs()
-	m.evalLocals()
+	m.evaluate()
 	m.resources()
-	return m.servers, m.errs
+	return m.servers, distinct(m.errs)
+}
+
+// distinct drops repeated errors: a child module evaluated once per
+// instance of its call reports the same problem of its own files each
+// time.
+func distinct(errs []*diag.Diagnostic) []*diag.Diagnostic {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, e := range errs {
+		k := e.Span.String() + "\x00" + e.Message
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
 }
