@@ -76,6 +76,10 @@ type Source struct {
 	// themselves, spans included, so a flag given after the script points
 	// where it was written.
 	Params []deploy.Value
+	// Images is the image table a container run (docker run IMAGE ...)
+	// takes an image's entrypoint from when only arguments follow the
+	// image; nil has only the built-in rows.
+	Images *engine.ImageTable
 }
 
 // Command is one simple command with its words expanded. Assignments that
@@ -83,6 +87,21 @@ type Source struct {
 type Command struct {
 	Words []deploy.Value
 	Span  deploy.Span // from the first word to the end of the last
+	// Argv is what the command runs, the words a launch is detected in:
+	// Words, except for a container run (docker run IMAGE ...), where it is
+	// the argv the container runs (engine.ContainerRun.Command), nil when
+	// that is not known.
+	Argv []deploy.Value
+	// Container is set on a container run and on every command of a
+	// sh -c script the container runs: the run they belong to.
+	Container *Container
+}
+
+// Container is a container run a command starts or runs inside.
+type Container struct {
+	Run engine.ContainerRun
+	// Command is what the container runs (Argv, the image's row).
+	Command engine.ContainerCommand
 }
 
 // Commands returns every simple command of the text in source order,
@@ -97,30 +116,40 @@ func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	return w.cmds, w.errs
 }
 
-// Servers returns the engine launches among Commands(src). Each server is
-// named "file:line" after the line its command starts on.
+// Servers returns the engine launches among Commands(src), each detected in
+// the command's Argv. Each server is named "file:line" after the line its
+// command starts on. A server started by a container run (docker run, or a
+// sh -c script it runs) has the run's image word as Image and its --gpus
+// as GPUCount (engine.ContainerRun.GPUCount).
 func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	cmds, errs := Commands(src)
 	var servers []*deploy.Server
 	for _, c := range cmds {
-		s, serr, ok := engine.Server(c.Words, read)
+		s, serr, ok := engine.Server(c.Argv, read)
 		errs = append(errs, serr...)
 		if !ok || s == nil {
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
 		s.Source = deploy.SourceShell
+		if ct := c.Container; ct != nil && !ct.Run.Compose {
+			// compose run names a service, whose image is in the compose
+			// file, not on the command line.
+			s.Image = ct.Run.Image
+			s.GPUCount = ct.Run.GPUCount()
+		}
 		servers = append(servers, s)
 	}
 	return servers, errs
 }
 
-// Parse analyses a shell script file.
+// Parse analyses a shell script file with the built-in image table.
 func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return ParseFile(source.NewFile(name, data, source.SyntaxShell), read)
+	return ParseFile(source.NewFile(name, data, source.SyntaxShell), read, nil)
 }
 
-// ParseFile is Parse for a file of the run's set, whose line index it uses.
-func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF)}, read)
+// ParseFile is Parse for a file of the run's set, whose line index it uses,
+// with the run's image table (nil: the built-in rows).
+func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) ([]*deploy.Server, []*diag.Diagnostic) {
+	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF), Images: images}, read)
 }
