@@ -97,7 +97,7 @@ func DetectContainerRun(words []deploy.Value) (ContainerRun, bool) {
 	case "podman", "nerdctl":
 		// Their global options are not in a table here: a run command is
 		// recognised when it directly follows the program.
-		table := dockerRun
+		table := nerdctlRun
 		if path.Base(cli.Raw) == "podman" {
 			table = podmanRun
 		}

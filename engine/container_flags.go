@@ -160,3 +160,17 @@ var composeGlobal = runOptions{
 	),
 	short: map[byte]bool{'p': true, 'f': true},
 }
+
+// nerdctlRun is `nerdctl run`: containerd/nerdctl@f02039b5cde1607f1801ffe6e62baaae1d9e8c2e
+// cmd/nerdctl/run.go newRunCommand (SetInterspersed(false), -d) and
+// setCreateFlags. Its options are a subset of Docker's with the same
+// arities ("-h" is --hostname there too), plus the ones below (Bool:
+// rootfs; String/StringSlice: the rest). The Docker table is kept under it,
+// so an option only Docker has is read as Docker reads it (nerdctl would
+// exit on it; kvlint then reads a command that does not run).
+// ipfs-address is a later addition to the same function.
+var nerdctlRun = dockerRun.with(optUnion(
+	optNames(false, "rootfs"),
+	optNames(true, "init-binary", "rdt-class", "umask", "cgroup-conf", "pidfile", "verify",
+		"cosign-key", "ipfs-address"),
+), nil)
