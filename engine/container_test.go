@@ -264,3 +264,40 @@ func TestEngineArgs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDetectContainerRun checks that reading a container run never panics,
+// that every word it returns is a word (or part of one) of the input, and
+// that the argv it composes never grows beyond the input plus the image's
+// words.
+func FuzzDetectContainerRun(f *testing.F) {
+	for _, s := range []string{
+		"docker run --gpus all -p 1:1 img python3 -m sglang.launch_server --tp 2",
+		"sudo podman container run -dit -e=A=1 -eB -- img --model x",
+		"docker compose -f c.yaml run --entrypoint=x svc a",
+		"docker run -e $X --gpus=\"device=0,1\" $IMAGE",
+		"docker --context c -D run -itv /a:/b -p8000:8000 img",
+		"docker run - -- --- -e= --=x -= img",
+	} {
+		f.Add(s)
+	}
+	tab := NewImageTable([]Image{{Repository: "img", Tags: "*", Entrypoint: []string{"vllm", "serve"}}})
+	f.Fuzz(func(t *testing.T, cmd string) {
+		words := line(cmd)
+		r, ok := DetectContainerRun(words)
+		if !ok {
+			return
+		}
+		if r.CmdAt < 1 || r.CmdAt > len(words) || len(r.Cmd) != len(words)-r.CmdAt {
+			t.Fatalf("%q: CmdAt %d of %d words", cmd, r.CmdAt, len(words))
+		}
+		for _, e := range r.Env {
+			if e.Word.Span.IsZero() {
+				t.Fatalf("%q: env without span", cmd)
+			}
+		}
+		if argv := r.Command(tab).Argv; len(argv) > len(words)+2 {
+			t.Fatalf("%q: argv of %d words", cmd, len(argv))
+		}
+		r.GPUCount()
+	})
+}

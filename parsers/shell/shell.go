@@ -31,9 +31,13 @@
 //     with glob patterns or brace expansion are unknown, since the file
 //     system or the expansion decides them.
 //   - sh -c SCRIPT (bash, dash, ... with -c among their options, after any
-//     command such as exec, env or docker run) is parsed as a script of its
-//     own; its environment is what was exported, plus A=b words before the
-//     shell. Spans inside it are exact for literal text; an escaped byte of
+//     command such as exec or env) is parsed as a script of its own; its
+//     environment is what was exported, plus A=b words before the shell.
+//   - A container run (docker/podman/nerdctl run, docker compose run; see
+//     engine.DetectContainerRun) launches what its container runs: the
+//     command after the image, or the image's entrypoint (Source.Images)
+//     with the arguments after it. A sh -c script the container runs sees
+//     only the -e options, not this shell's variables. Spans inside it are exact for literal text; an escaped byte of
 //     a double-quoted string maps to the escaped character, not its
 //     backslash, and bytes a $variable produced map onto the expansion.
 //   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), files
