@@ -87,7 +87,9 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 
 // childVars are the variables a program started by this command sees in
 // its environment: the exported ones, and A=b before the program word at
-// words[i] (as a prefix assignment or through env).
+// words[i] (as a prefix assignment or through env). Variables that are not
+// exported are left out: in the child they are whatever the original
+// environment held, which is unknown.
 func (w *walker) childVars(words []deploy.Value, ats [][]int, i int, st *vars) map[string]variable {
 	out := map[string]variable{}
 	for name, v := range st.m {
