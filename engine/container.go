@@ -324,6 +324,12 @@ type ContainerCommand struct {
 	// Image is the table's row for the image when ImageKnown.
 	Image      Image
 	ImageKnown bool
+	// EngineArgsOnly is set for a docker/podman/nerdctl run of an image the
+	// table does not know, without --entrypoint, whose words after the
+	// image look like an engine server's flags (EngineArgs): the image's
+	// own entrypoint likely starts an engine, which kvlint cannot see, so
+	// no server is made of it.
+	EngineArgsOnly bool
 }
 
 // Command composes what the container runs. A compose run's service
@@ -352,6 +358,7 @@ func (r ContainerRun) Command(t *ImageTable) ContainerCommand {
 		c.Argv = append(append([]deploy.Value{}, ep...), cmd...)
 	default:
 		c.Argv = cmd
+		c.EngineArgsOnly = !r.Compose && EngineArgs(cmd)
 	}
 	return c
 }

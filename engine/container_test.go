@@ -210,6 +210,9 @@ func TestContainerCommand(t *testing.T) {
 			}
 			got = append(got, w.Raw+"@"+at)
 		}
+		if want := strings.HasPrefix(tt.cmd, "docker run unknown/img --model"); c.EngineArgsOnly != want {
+			t.Errorf("%s: EngineArgsOnly %v", tt.cmd, c.EngineArgsOnly)
+		}
 		if tt.want == "" && strings.Contains(tt.cmd, "'") {
 			continue // line() cannot quote; the compose split is tested below
 		}

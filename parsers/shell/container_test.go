@@ -189,7 +189,7 @@ func TestContainerCommandRecorded(t *testing.T) {
 		t.Fatal(errs, cmds)
 	}
 	c := cmds[0]
-	if c.Container == nil || c.Container.Command.ImageKnown || !engine.EngineArgs(c.Container.Run.Cmd) {
+	if c.Container == nil || c.Container.Command.ImageKnown || !c.Container.Command.EngineArgsOnly {
 		t.Errorf("unknown image run: %+v", c.Container)
 	}
 }
