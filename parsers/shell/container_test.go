@@ -156,6 +156,17 @@ func TestContainerRunEnvironment(t *testing.T) {
 	if len(servers) != 1 || w(servers[0].Model) != "m|=|1:93-1:99" {
 		t.Errorf("prefix model %v", servers[0].Model)
 	}
+	// A double-quoted script is expanded by this shell first: with HOSTVAR
+	// unknown here, its text stays in the script, and the container's -e
+	// HOSTVAR must not fill it.
+	servers = containerServers(t, "docker run -e TP=4 corp/base bash -c \"python3 -m sglang.launch_server --tp-size $HOSTVAR --model-path $TP\"\n")
+	if len(servers) != 1 || servers[0].Model.Known {
+		t.Errorf("host-expanded script: %v", w(servers[0].Model))
+	}
+	servers = containerServers(t, "docker run -e TP=4 corp/base bash -c \"python3 -m sglang.launch_server --model-path \\$TP\"\n")
+	if len(servers) != 1 || w(servers[0].Model) != "4|=|1:85-1:88" {
+		t.Errorf("escaped container variable: %v", w(servers[0].Model))
+	}
 	// An -e whose name is unknown may override an earlier one.
 	servers = containerServers(t, "docker run -e MODEL=a -e \"$EXTRA\" corp/base bash -c 'python3 -m sglang.launch_server --model-path $MODEL'\n")
 	if len(servers) != 1 || servers[0].Model.Known {

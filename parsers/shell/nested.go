@@ -124,7 +124,16 @@ func (w *walker) containerScript(words []deploy.Value, ats [][]int, ct *Containe
 	if !ok || len(ct.Run.Cmd) == 0 || i < first {
 		return
 	}
-	w.walkScript(argv[i], ats[ct.Run.CmdAt+i-first], w.containerEnv(words, ats, ct.Run, st), ScriptParams(argv, i), ct)
+	env := w.containerEnv(words, ats, ct.Run, st)
+	if !argv[i].Known {
+		// This shell expanded the script string before docker saw it, and
+		// some expansion is unknown: its text ("$MODEL") is still in the
+		// script, where the container's -e MODEL would wrongly fill it.
+		for name, v := range env {
+			env[name] = deploy.Value{Raw: v.Raw, Span: v.Span, Origin: v.Origin}
+		}
+	}
+	w.walkScript(argv[i], ats[ct.Run.CmdAt+i-first], env, ScriptParams(argv, i), ct)
 }
 
 // containerEnv is the environment the -e options of a container run give
