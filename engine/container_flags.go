@@ -122,19 +122,22 @@ var podmanRun = dockerRun.with(optUnion(
 ), nil)
 
 // composeRun is `docker compose run SERVICE`, read from
-// docker/compose@07b5512a68ddcddd2f8da49e1f78d7c008422d6d
-// cmd/compose/run.go runCommand (normalizeRunFlags maps --volumes and
-// --labels to --volume and --label).
+// docker/compose@f72979427042620a94dd52ce78b39c68cb02c085
+// cmd/compose/run.go runCommand (normalizeRunFlags maps --volumes,
+// --labels and --no-TTY to --volume, --label and --no-tty; --dry-run is a
+// persistent flag of the root command, compose.go RootCommand).
 var composeRun = runOptions{
 	help: "help",
 	long: optUnion(
-		optNames(false, "detach", "rm", "no-TTY", "no-deps", "use-aliases", "service-ports", "help"),
-		optNames(true, "env", "label", "labels", "name", "user", "workdir", "entrypoint",
-			"volume", "volumes", "publish"),
+		optNames(false, "detach", "rm", "no-tty", "no-TTY", "no-deps", "use-aliases",
+			"service-ports", "quiet", "quiet-build", "quiet-pull", "build", "remove-orphans",
+			"interactive", "tty", "dry-run", "help"),
+		optNames(true, "env", "env-from-file", "label", "labels", "name", "user", "workdir",
+			"entrypoint", "cap-add", "cap-drop", "volume", "volumes", "publish", "pull"),
 	),
 	short: map[byte]bool{
 		'e': true, 'l': true, 'u': true, 'w': true, 'v': true, 'p': true,
-		'd': false, 'T': false,
+		'd': false, 'T': false, 'P': false, 'q': false, 'i': false, 't': false,
 	},
 }
 
@@ -148,17 +151,18 @@ var dockerGlobal = runOptions{
 	short: map[byte]bool{'D': false, 'l': true, 'H': true, 'c': true},
 }
 
-// composeGlobal are the project options of `docker compose` before its
-// command: docker/compose cmd/compose/compose.go addProjectFlags (--profile,
-// -p, -f, --env-file, --project-directory, --workdir, --compatibility,
-// --progress, --all-resources).
+// composeGlobal are the options of `docker compose` before its command:
+// docker/compose@f72979427042 cmd/compose/compose.go addProjectFlags
+// (--profile, -p, -f, --insecure-registry, --env-file, --project-directory,
+// --workdir, --compatibility, --progress, --all-resources) and RootCommand
+// (--ansi, --parallel, -v/--version, --dry-run, --no-ansi, --verbose).
 var composeGlobal = runOptions{
 	long: optUnion(
-		optNames(false, "compatibility", "all-resources"),
-		optNames(true, "profile", "project-name", "file", "env-file", "project-directory",
-			"workdir", "progress"),
+		optNames(false, "compatibility", "all-resources", "version", "dry-run", "no-ansi", "verbose"),
+		optNames(true, "profile", "project-name", "file", "insecure-registry", "env-file",
+			"project-directory", "workdir", "progress", "ansi", "parallel"),
 	),
-	short: map[byte]bool{'p': true, 'f': true},
+	short: map[byte]bool{'p': true, 'f': true, 'v': false},
 }
 
 // nerdctlRun is `nerdctl run`: containerd/nerdctl@f02039b5cde1607f1801ffe6e62baaae1d9e8c2e
@@ -168,9 +172,8 @@ var composeGlobal = runOptions{
 // rootfs; String/StringSlice: the rest). The Docker table is kept under it,
 // so an option only Docker has is read as Docker reads it (nerdctl would
 // exit on it; kvlint then reads a command that does not run).
-// ipfs-address is a later addition to the same function.
 var nerdctlRun = dockerRun.with(optUnion(
 	optNames(false, "rootfs"),
 	optNames(true, "init-binary", "rdt-class", "umask", "cgroup-conf", "pidfile", "verify",
-		"cosign-key", "ipfs-address"),
+		"cosign-key"),
 ), nil)

@@ -79,6 +79,7 @@ func TestDetectContainerRun(t *testing.T) {
 		// compose run names a service.
 		{"docker compose run --rm -e A=1 svc python3 x", "cli=docker image=svc@32 compose env=A:1@30 cmd=[python3 x]"},
 		{"docker compose -f c.yaml -p proj run -T svc", "cli=docker image=svc@41 compose cmd=[]"},
+		{"docker compose --ansi never --dry-run run --build -P --quiet-pull svc", "cli=docker image=svc@67 compose cmd=[]"},
 		{"docker-compose run --service-ports svc", "cli=docker-compose image=svc@36 compose cmd=[]"},
 		{"nerdctl run --rootfs --umask 0022 img", "cli=nerdctl image=img@35 cmd=[]"},
 		{"podman run --replace --tz UTC img", "cli=podman image=img@31 cmd=[]"},
