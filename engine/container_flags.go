@@ -105,12 +105,17 @@ var dockerRun = runOptions{
 // containers/podman@02a77d27a2a2fdb835b97634ecd8155bb1d3f357
 // cmd/podman/common/create.go DefineCreateFlags (BoolVar: env-host,
 // http-proxy, unsetenv-all, read-only-tmpfs, rootfs, replace; tls-verify is
-// an optional bool, written alone or as --tls-verify=false). An option in
-// neither table stops the reading: kvlint cannot tell whether it takes a
-// value.
+// an optional bool, written alone or as --tls-verify=false), and
+// containers/podman@050c638c0b3f137a6e95dbe27b39680d6d488751
+// cmd/podman/containers/run.go runFlags (SetInterspersed(false); BoolVar
+// rmi and passwd; preserve-fds, preserve-fd and detach-keys take a value).
+// An option in neither table (podman's network flags beyond Docker's,
+// common.DefineNetFlags, were not read) stops the reading: kvlint cannot
+// tell whether it takes a value.
 var podmanRun = dockerRun.with(optUnion(
 	optNames(false, "env-host", "http-proxy", "unsetenv-all", "read-only-tmpfs", "rootfs",
-		"replace", "tls-verify"),
+		"replace", "tls-verify", "rmi", "passwd"),
+	optNames(true, "preserve-fds", "preserve-fd"),
 	optNames(true, "authfile", "cgroups", "env-merge", "unsetenv", "health-on-failure",
 		"hostuser", "image-volume", "init-path", "arch", "os", "variant", "pod-id-file",
 		"requires", "sdnotify", "secret", "health-startup-cmd", "health-startup-interval",
