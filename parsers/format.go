@@ -277,7 +277,7 @@ func (shellFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (shellFormat) Parse(in Input) Parsed {
-	return serversOnly(shell.ParseFile(in.Source, in.Read))
+	return serversOnly(shell.ParseFile(in.Source, in.Read, in.Options.Images))
 }
 
 // helmFormat renders a chart directory or archive as each of its releases.

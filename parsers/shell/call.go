@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/engine"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -38,7 +39,16 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 	if len(words) == 0 {
 		return
 	}
-	w.cmds = append(w.cmds, Command{Words: words, Span: w.loc.span(w.off(c.Pos()), w.off(c.End()))})
+	span := w.loc.span(w.off(c.Pos()), w.off(c.End()))
+	if run, ok := engine.DetectContainerRun(words); ok {
+		// The container runs its own argv, in an environment of its own:
+		// the -e options, not this shell's variables.
+		ct := &Container{Run: run, Command: run.Command(w.src.Images)}
+		w.cmds = append(w.cmds, Command{Words: words, Span: span, Argv: ct.Command.Argv, Container: ct})
+		w.containerScript(words, ats, ct, st)
+		return
+	}
+	w.cmds = append(w.cmds, Command{Words: words, Span: span, Argv: words, Container: w.container})
 	w.builtin(words[len(prefix):], st)
 	if i, ok := ScriptArg(words); ok {
 		w.script(words, ats, i, st)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // shells are the programs whose -c option takes a script string.
@@ -77,13 +78,25 @@ func ScriptParams(argv []deploy.Value, i int) []deploy.Value {
 // removal (escapes in double quotes, $'...' escapes land on their backslash);
 // bytes a $variable produced land on the expansion's own text.
 func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
-	if w.depth >= maxDepth {
-		w.errs = append(w.errs, diag.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
-		return
+	env := Env{}
+	for name, v := range w.childVars(words, ats, i, st) {
+		env[name] = v.val
 	}
-	env := st.exportedEnv()
-	// A=b before the shell (as a prefix assignment or through env) is in
-	// the child's environment.
+	w.walkScript(words[i], ats[i], env, ScriptParams(words, i), w.container)
+}
+
+// childVars are the variables a program started by this command sees in
+// its environment: the exported ones, and A=b before the program word at
+// words[i] (as a prefix assignment or through env). Variables that are not
+// exported are left out: in the child they are whatever the original
+// environment held, which is unknown.
+func (w *walker) childVars(words []deploy.Value, ats [][]int, i int, st *vars) map[string]variable {
+	out := map[string]variable{}
+	for name, v := range st.m {
+		if v.exported && !v.unset {
+			out[name] = v
+		}
+	}
 	for k := 0; k < i; k++ {
 		name, val, ok := strings.Cut(words[k].Raw, "=")
 		if !ok || !isName(name) {
@@ -93,19 +106,91 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 		if at := ats[k]; len(val) > 0 && len(at) == len(words[k].Raw) {
 			v.Span = w.loc.span(at[len(name)+1], at[len(at)-1]+1)
 		}
-		env[name] = v
+		out[name] = variable{val: v, defined: deploy.StepAssignment}
 	}
-	text := []byte(words[i].Raw)
-	params := ScriptParams(words, i)
+	return out
+}
+
+// containerScript walks the script of a container that runs sh -c SCRIPT
+// (docker run IMAGE bash -c '...', or --entrypoint bash IMAGE -c '...').
+// The script sees the container's environment: the -e options, each value
+// with an env origin step at the option. Variables the image's ENV or an
+// --env-file may set stay unknown. A script that comes from the image's
+// CMD has no text in this file and is not walked.
+func (w *walker) containerScript(words []deploy.Value, ats [][]int, ct *Container, st *vars) {
+	argv := ct.Command.Argv
+	i, ok := ScriptArg(argv)
+	first := len(argv) - len(ct.Run.Cmd) // the words after the image end the argv
+	if !ok || len(ct.Run.Cmd) == 0 || i < first {
+		return
+	}
+	env := w.containerEnv(words, ats, ct.Run, st)
+	if !argv[i].Known {
+		// This shell expanded the script string before docker saw it, and
+		// some expansion is unknown: its text ("$MODEL") is still in the
+		// script, where the container's -e MODEL would wrongly fill it.
+		for name, v := range env {
+			env[name] = deploy.Value{Raw: v.Raw, Span: v.Span, Origin: v.Origin}
+		}
+	}
+	w.walkScript(argv[i], ats[ct.Run.CmdAt+i-first], env, ScriptParams(argv, i), ct)
+}
+
+// containerEnv is the environment the -e options of a container run give
+// its command. -e NAME copies NAME from the CLI's own environment
+// (docker/cli@28f756087eea opts/env.go ValidateEnv); when that is not known
+// the variable is unknown. An option whose name is a placeholder may set
+// any variable, so the ones set before it become unknown.
+func (w *walker) containerEnv(words []deploy.Value, ats [][]int, run engine.ContainerRun, st *vars) Env {
+	cli := 0
+	for k := range words {
+		if words[k].Span == run.CLI.Span && words[k].Raw == run.CLI.Raw {
+			cli = k
+			break
+		}
+	}
+	var host map[string]variable
+	env := Env{}
+	for _, e := range run.Env {
+		switch {
+		case e.Name == "":
+			for name, v := range env {
+				env[name] = deploy.Value{Raw: v.Raw, Span: v.Span, Origin: v.Origin}
+			}
+		case e.Inherit:
+			if host == nil {
+				host = w.childVars(words, ats, cli, st)
+			}
+			v := deploy.Value{Raw: "$" + e.Name, Span: e.Word.Span, Origin: e.Word.Origin}
+			if h, ok := host[e.Name]; ok {
+				v = deploy.Value{Raw: h.val.Raw, Known: h.val.Known, Span: e.Word.Span, Origin: originOf(h)}
+			}
+			env[e.Name] = v
+		default:
+			env[e.Name] = e.Value
+		}
+	}
+	return env
+}
+
+// walkScript walks the text of a script word in a shell of its own.
+func (w *walker) walkScript(word deploy.Value, at []int, env Env, params []deploy.Value, ct *Container) {
+	if w.depth >= maxDepth {
+		w.errs = append(w.errs, diag.Errorf(word.Span, "sh -c nested more than %d deep: not analysed", maxDepth))
+		return
+	}
+	text := []byte(word.Raw)
 	inner := Source{
 		File:    w.src.File,
 		Text:    text,
-		Map:     ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
+		Map:     ByteMapper(NewLines(text), at, w.loc.lines, w.loc.mapf),
 		Env:     env,
 		Params:  params,
 		Scripts: w.src.Scripts,
+		Images:  w.src.Images,
 	}
 	child := newWalker(inner, w.depth+1)
+	child.container = ct
 	child.run()
 	w.cmds = append(w.cmds, child.cmds...)
 	w.errs = append(w.errs, child.errs...)
@@ -181,7 +266,10 @@ func (w *walker) scriptFile(words []deploy.Value, i int, st *vars) {
 		w.errs = append(w.errs, diag.Errorf(words[i].Span, "scripts nested more than %d deep: not analysed", maxDepth))
 		return
 	}
-	env := st.exportedEnv()
+	env := Env{}
+	for name, v := range w.childVars(words, nil, 0, st) {
+		env[name] = v.val
+	}
 	for k, v := range inner.Env {
 		if _, set := env[k]; !set {
 			env[k] = v
@@ -192,7 +280,11 @@ func (w *walker) scriptFile(words []deploy.Value, i int, st *vars) {
 	if inner.Scripts == nil {
 		inner.Scripts = w.src.Scripts
 	}
+	if inner.Images == nil {
+		inner.Images = w.src.Images
+	}
 	child := newWalker(inner, w.depth+1)
+	child.container = w.container
 	child.run()
 	w.cmds = append(w.cmds, child.cmds...)
 	w.errs = append(w.errs, child.errs...)

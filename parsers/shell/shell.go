@@ -31,11 +31,16 @@
 //     with glob patterns or brace expansion are unknown, since the file
 //     system or the expansion decides them.
 //   - sh -c SCRIPT (bash, dash, ... with -c among their options, after any
-//     command such as exec, env or docker run) is parsed as a script of its
-//     own; its environment is what was exported, plus A=b words before the
-//     shell. Spans inside it are exact for literal text; an escaped byte of
-//     a double-quoted string maps to the escaped character, not its
+//     command such as exec or env) is parsed as a script of its own; its
+//     environment is what was exported, plus A=b words before the shell.
+//     Spans inside it are exact for literal text; an escaped byte of a
+//     double-quoted string maps to the escaped character, not its
 //     backslash, and bytes a $variable produced map onto the expansion.
+//   - A container run (docker/podman/nerdctl run, docker compose run; see
+//     engine.DetectContainerRun) launches what its container runs: the
+//     command after the image, or the image's entrypoint (Source.Images)
+//     with the arguments after it. A sh -c script the container runs sees
+//     only the -e options, not this shell's variables.
 //   - A file run by name (bash start.sh, source env.sh, ./start.sh) is read
 //     only through Source.Scripts, which the format supplies when it holds
 //     the file's text (a ConfigMap mounted in the container).
@@ -86,6 +91,10 @@ type Source struct {
 	// and the words after the path as its parameters. nil, or ok false,
 	// leaves the file unread. Nested scripts inherit it.
 	Scripts func(file deploy.Value) (Source, bool)
+	// Images is the image table a container run (docker run IMAGE ...)
+	// takes an image's entrypoint from when only arguments follow the
+	// image; nil has only the built-in rows.
+	Images *engine.ImageTable
 }
 
 // Command is one simple command with its words expanded. Assignments that
@@ -93,6 +102,21 @@ type Source struct {
 type Command struct {
 	Words []deploy.Value
 	Span  deploy.Span // from the first word to the end of the last
+	// Argv is what the command runs, the words a launch is detected in:
+	// Words, except for a container run (docker run IMAGE ...), where it is
+	// the argv the container runs (engine.ContainerRun.Command), nil when
+	// that is not known.
+	Argv []deploy.Value
+	// Container is set on a container run and on every command of a
+	// sh -c script the container runs: the run they belong to.
+	Container *Container
+}
+
+// Container is a container run a command starts or runs inside.
+type Container struct {
+	Run engine.ContainerRun
+	// Command is what the container runs (Argv, the image's row).
+	Command engine.ContainerCommand
 }
 
 // Commands returns every simple command of the text in source order,
@@ -107,30 +131,40 @@ func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	return w.cmds, w.errs
 }
 
-// Servers returns the engine launches among Commands(src). Each server is
-// named "file:line" after the line its command starts on.
+// Servers returns the engine launches among Commands(src), each detected in
+// the command's Argv. Each server is named "file:line" after the line its
+// command starts on. A server started by a container run (docker run, or a
+// sh -c script it runs) has the run's image word as Image and its --gpus
+// as GPUCount (engine.ContainerRun.GPUCount).
 func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	cmds, errs := Commands(src)
 	var servers []*deploy.Server
 	for _, c := range cmds {
-		s, serr, ok := engine.Server(c.Words, read)
+		s, serr, ok := engine.Server(c.Argv, read)
 		errs = append(errs, serr...)
 		if !ok || s == nil {
 			continue
 		}
 		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
 		s.Source = deploy.SourceShell
+		if ct := c.Container; ct != nil && !ct.Run.Compose {
+			// compose run names a service, whose image is in the compose
+			// file, not on the command line.
+			s.Image = ct.Run.Image
+			s.GPUCount = ct.Run.GPUCount()
+		}
 		servers = append(servers, s)
 	}
 	return servers, errs
 }
 
-// Parse analyses a shell script file.
+// Parse analyses a shell script file with the built-in image table.
 func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return ParseFile(source.NewFile(name, data, source.SyntaxShell), read)
+	return ParseFile(source.NewFile(name, data, source.SyntaxShell), read, nil)
 }
 
-// ParseFile is Parse for a file of the run's set, whose line index it uses.
-func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF)}, read)
+// ParseFile is Parse for a file of the run's set, whose line index it uses,
+// with the run's image table (nil: the built-in rows).
+func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) ([]*deploy.Server, []*diag.Diagnostic) {
+	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF), Images: images}, read)
 }

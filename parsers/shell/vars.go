@@ -164,16 +164,3 @@ func merge(outcomes ...*vars) *vars {
 	}
 	return out
 }
-
-// exportedEnv is the environment a child process (sh -c) starts with.
-// Variables that are not exported are left out: inside the child they are
-// whatever the original environment held, which is unknown.
-func (st *vars) exportedEnv() Env {
-	env := Env{}
-	for name, v := range st.m {
-		if v.exported && !v.unset {
-			env[name] = v.val
-		}
-	}
-	return env
-}

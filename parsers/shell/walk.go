@@ -25,6 +25,9 @@ type walker struct {
 	// change.
 	funcs map[string]effects
 	at    int // offset of the statement being walked, for internal errors
+	// container is the container run whose sh -c script this text is,
+	// nil outside one: every command found here runs in it.
+	container *Container
 }
 
 // effects is what a piece of script may do to variables: the names it may
