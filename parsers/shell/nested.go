@@ -78,7 +78,7 @@ func ScriptParams(argv []deploy.Value, i int) []deploy.Value {
 // bytes a $variable produced land on the expansion's own text.
 func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 	if w.depth >= maxDepth {
-		w.errs = append(w.errs, diag.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
+		w.out.errs = append(w.out.errs, diag.Errorf(words[i].Span, "sh -c nested more than %d deep: not analysed", maxDepth))
 		return
 	}
 	env := st.exportedEnv()
@@ -97,15 +97,28 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 	}
 	text := []byte(words[i].Raw)
 	params := ScriptParams(words, i)
+	at := ats[i]
+	textLines := NewLines(text)
 	inner := Source{
-		File:   w.src.File,
-		Text:   text,
-		Map:    ByteMapper(NewLines(text), ats[i], w.loc.lines, w.loc.mapf),
+		File: w.src.File,
+		Text: text,
+		// Each byte of the script maps to where the outer text placed it,
+		// and on through however the outer text maps (eval included).
+		Map: func(line, col int) (int, int) {
+			if len(at) == 0 {
+				return 1, 1
+			}
+			off, extra := textLines.Offset(line, col), 0
+			if off >= len(at) {
+				off, extra = len(at)-1, 1
+			}
+			l, c := w.loc.pos(at[off])
+			return l, c + extra
+		},
 		Env:    env,
 		Params: params,
 	}
 	child := newWalker(inner, w.depth+1)
+	child.out, child.site = w.out, w.site
 	child.run()
-	w.cmds = append(w.cmds, child.cmds...)
-	w.errs = append(w.errs, child.errs...)
 }

@@ -83,6 +83,10 @@ type Source struct {
 type Command struct {
 	Words []deploy.Value
 	Span  deploy.Span // from the first word to the end of the last
+	// Call is the command in the file that ran this one when it ran from a
+	// function body or an eval string: the outermost such call. Zero for
+	// a command run where it is written.
+	Call deploy.Span
 }
 
 // Commands returns every simple command of the text in source order,
@@ -94,7 +98,7 @@ type Command struct {
 func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	w := newWalker(src, 0)
 	w.run()
-	return w.cmds, w.errs
+	return w.out.cmds, w.out.errs
 }
 
 // Servers returns the engine launches among Commands(src). Each server is
@@ -108,7 +112,13 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 		if !ok || s == nil {
 			continue
 		}
-		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
+		// A launch in a function body is one server per call, named
+		// after the line of the call.
+		line := c.Span.Line
+		if !c.Call.IsZero() {
+			line = c.Call.Line
+		}
+		s.Name = fmt.Sprintf("%s:%d", src.File, line)
 		s.Source = deploy.SourceShell
 		servers = append(servers, s)
 	}

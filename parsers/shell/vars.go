@@ -15,6 +15,10 @@ type variable struct {
 	// assignment in the script, or the environment the script starts in
 	// (a pod's env, a Dockerfile ENV, a compose environment entry).
 	defined  deploy.StepKind
+	// src is where each byte of val.Raw was written in the text of root
+	// (a walker); nil when not known byte by byte.
+	src      []int
+	root     *walker
 	unset    bool // known to be unset (unset A)
 	exported bool
 	readonly bool
@@ -51,13 +55,14 @@ func (st *vars) clone() *vars {
 }
 
 // setParams makes the positional parameters known, unless one of them is an
-// unknown word (which may stand for any number of words).
+// unknown word (which may stand for any number of words). $0 may be
+// unknown: it is one word whatever its value.
 func (st *vars) setParams(params []deploy.Value) {
 	st.params, st.paramsKnown = nil, false
 	if len(params) == 0 {
 		return
 	}
-	for _, p := range params {
+	for _, p := range params[1:] {
 		if !p.Known {
 			return
 		}
@@ -72,6 +77,9 @@ func (st *vars) positional(n int) (variable, bool) {
 	}
 	if n >= len(st.params) {
 		return variable{unset: true}, true
+	}
+	if !st.params[n].Known {
+		return variable{val: st.params[n], defined: deploy.StepWritten}, false
 	}
 	return variable{val: st.params[n], defined: deploy.StepWritten}, true
 }
@@ -105,6 +113,16 @@ func (st *vars) set(name string, val deploy.Value) {
 		return
 	}
 	st.m[name] = variable{val: val, defined: deploy.StepAssignment, exported: old.exported || st.allexport, readonly: old.readonly}
+}
+
+// setSrc records where each byte of a variable's value was written.
+func (st *vars) setSrc(name string, src []int, root *walker) {
+	v, ok := st.m[name]
+	if !ok || v.readonly || len(src) != len(v.val.Raw) {
+		return
+	}
+	v.src, v.root = src, root
+	st.m[name] = v
 }
 
 // forget makes variables unknown: they were set by something kvlint does not
