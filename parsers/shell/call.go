@@ -213,7 +213,11 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 	name := a.Name.Value
 	s, e := w.off(a.Pos()), w.off(a.End())
 	if a.Array != nil || a.Index != nil || unknown {
-		st.forget(map[string]bool{name: true})
+		if unknown {
+			st.forget(map[string]bool{name: true})
+		} else {
+			w.assignArray(a, st)
+		}
 		return w.rawField(s, e)
 	}
 	f, _ := w.expandString(a.Value, st)
@@ -391,8 +395,12 @@ func (w *walker) decl(c *syntax.DeclClause, st *vars) {
 				readonly = readonly || on
 			case 'f', 'F':
 				return // declares functions, not variables
-			case 'a', 'A', 'i', 'l', 'u', 'c':
-				// arrays, integers (arithmetic on assignment), case changes
+			case 'a':
+				// an indexed array: A=(...) is modelled; declare -a A=x
+				// makes element 0, as an assignment to A does.
+			case 'A', 'i', 'l', 'u', 'c':
+				// associative arrays, integers (arithmetic on
+				// assignment), case changes
 				modelled = false
 			}
 		}

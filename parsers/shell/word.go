@@ -12,13 +12,13 @@ import (
 
 // field is one word after expansion, with where each of its bytes came from.
 type field struct {
-	raw    []byte
-	at     []int // offset in the text of each byte of raw
+	raw []byte
+	at  []int // offset in the text of each byte of raw
 	// src is, for each byte of raw, the offset in the root text (see
 	// walker.root) where that very character was written, or -1: a byte
 	// an escape or a positional parameter produced. Unlike at, a byte a
 	// $variable produced has the offset of the byte in its assignment.
-	src []int
+	src    []int
 	known  bool
 	origin deploy.Origin
 	// start and end bound the source of the word parts the field came from
@@ -56,6 +56,9 @@ func (w *walker) newExpander(st *vars, split bool) *expander {
 // fields expands a command word into zero or more fields.
 func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
 	if fs, ok := w.wholeParams(word, st); ok {
+		return fs
+	}
+	if fs, ok := w.wholeArray(word, st); ok {
 		return fs
 	}
 	x := w.newExpander(st, true)
@@ -438,6 +441,9 @@ type paramResult struct {
 // follows from what is known. Positional and special parameters, arrays,
 // indirection, pattern removal, substrings and case changes are unknown.
 func (x *expander) param(p *syntax.ParamExp) paramResult {
+	if p.Param != nil && p.Index != nil {
+		return x.arrayParam(p)
+	}
 	if p.Param == nil || p.Excl || p.Width || p.IsSet || p.Index != nil || p.Slice != nil ||
 		p.Repl != nil || p.Names != 0 || p.Flags != nil || len(p.Modifiers) > 0 || p.NestedParam != nil {
 		return paramResult{}
