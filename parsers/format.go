@@ -215,7 +215,9 @@ type shellFormat struct{}
 func (shellFormat) Kind() Kind            { return KindShell }
 func (shellFormat) Syntax() source.Syntax { return source.SyntaxShell }
 func (shellFormat) Detect(c *Candidate) (Match, error) {
-	if c.Ext == ".sh" || c.Ext == ".bash" {
+	// .slurm and .sbatch are the names Slurm batch scripts go by; sbatch
+	// runs them with the shell of their #! line.
+	if c.Ext == ".sh" || c.Ext == ".bash" || c.Ext == ".slurm" || c.Ext == ".sbatch" {
 		return Matched, nil
 	}
 	if c.Ext != "" && !c.Explicit {

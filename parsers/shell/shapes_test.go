@@ -141,3 +141,54 @@ func TestEvalDepth(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 }
+
+func TestSlurmGPUs(t *testing.T) {
+	const launch = "srun --ntasks=1 python3 -m sglang.launch_server --model-path m\n"
+	tests := []struct {
+		name, head string
+		gpu, count string // as w() renders them; "" for unset
+	}{
+		{"gres with type and count", "#SBATCH --gres=gpu:h100:8\n", "h100|=|2:20-2:24", "8|=|2:25-2:26"},
+		{"gres count only", "#SBATCH --nodes=2\n#SBATCH --gres=gpu:4 --time=1:00:00\n", "", "4|=|3:20-3:21"},
+		{"gres as the next word, with another resource", "#SBATCH --gres nvme:1,gpu:a100:2\n", "a100|=|2:27-2:31", "2|=|2:32-2:33"},
+		{"gres gpu alone counts one", "#SBATCH --gres=gpu\n", "", "1|=|2:16-2:19"},
+		{"gpus per node", "#SBATCH --gpus-per-node=H100:8\n", "H100|=|2:25-2:29", "8|=|2:30-2:31"},
+		{"gpus total on one node", "#SBATCH -N 1\n#SBATCH --gpus=h100:8\n", "h100|=|3:16-3:20", "8|=|3:21-3:22"},
+		{"gpus total without a node count", "#SBATCH -G 8\n", "", "8|?|2:12-2:13"},
+		{"G joined, one node", "#SBATCH -N1 -G8\n", "", "8|=|2:15-2:16"},
+		{"quoted value", "#SBATCH --gres=\"gpu:l40s:4\"\n", "l40s|=|2:21-2:25", "4|=|2:26-2:27"},
+		{"a command ends the directives", "module load cuda\n#SBATCH --gres=gpu:8\n", "", ""},
+		{"a comment does not", "# serve\n\n#SBATCH --gres=gpu:2 # two\n", "", "2|=|4:20-4:21"},
+		{"indented #SBATCH is not a directive", "  #SBATCH --gres=gpu:2\n", "", ""},
+		{"two types per node: type unknown", "#SBATCH --gpus-per-node=a100:2,h100:2\n", "a100:2,h100:2|?|2:25-2:38", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			servers, errs := Parse("job.slurm", []byte("#!/bin/bash\n"+tt.head+launch), nil)
+			if len(errs) > 0 || len(servers) != 1 {
+				t.Fatal(servers, errs)
+			}
+			render := func(v deploy.Value) string {
+				if !v.IsSet() {
+					return ""
+				}
+				return w(v)
+			}
+			if got := render(servers[0].GPU); got != tt.gpu {
+				t.Errorf("GPU %q, want %q", got, tt.gpu)
+			}
+			if got := render(servers[0].GPUCount); got != tt.count {
+				t.Errorf("GPUCount %q, want %q", got, tt.count)
+			}
+		})
+	}
+}
+
+// A script without servers gets nothing from its directives, and a
+// server's own count is kept.
+func TestSlurmNoServer(t *testing.T) {
+	servers, errs := Parse("job.slurm", []byte("#!/bin/bash\n#SBATCH --gres=gpu:8\nsrun go build ./...\n"), nil)
+	if len(servers) != 0 || len(errs) != 0 {
+		t.Fatal(servers, errs)
+	}
+}

@@ -131,6 +131,22 @@ func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []
 }
 
 // ParseFile is Parse for a file of the run's set, whose line index it uses.
+// A Slurm batch script's #SBATCH GPU request gives its servers their GPU
+// type and count per node, unless a server already has them.
 func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
-	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF)}, read)
+	lines := f.Index(source.LF)
+	servers, errs := Servers(Source{File: f.Name, Text: f.Data, Lines: lines}, read)
+	if len(servers) == 0 {
+		return servers, errs
+	}
+	gpu, count := slurmGPUs(f, lines)
+	for _, s := range servers {
+		if gpu.IsSet() && !s.GPU.IsSet() {
+			s.GPU = gpu
+		}
+		if count.IsSet() && !s.GPUCount.IsSet() {
+			s.GPUCount = count
+		}
+	}
+	return servers, errs
 }
