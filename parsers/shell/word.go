@@ -93,8 +93,8 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 		values = st.params[1:]
 	case isDigits(name):
 		n, err := strconv.Atoi(name)
-		if err != nil || n >= len(st.params) {
-			return nil, false
+		if err != nil || n >= len(st.params) || !st.params[n].Known {
+			return nil, false // unset, or an unknown $0: expanded as written
 		}
 		values = st.params[n : n+1]
 	default:
