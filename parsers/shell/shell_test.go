@@ -546,7 +546,7 @@ func TestNestedScriptParameters(t *testing.T) {
 	got := words(find(t, cmds, "exec"))
 	want := []string{
 		"exec|=|2:10-2:14", "python3|=|2:15-2:22", "-m|=|2:23-2:25", "sglang.launch_server|=|2:26-2:46",
-		"--tp|=|2:47-2:51", "4|=|2:80-2:81", "${@:2}|?|2:57-2:65", "--port|=|2:66-2:72", "30000|=|2:82-2:89",
+		"--tp|=|2:47-2:51", "4|=|2:80-2:81", "30000|=|2:82-2:89", "--port|=|2:66-2:72", "30000|=|2:82-2:89",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("words:\n got %q\nwant %q", got, want)

@@ -84,11 +84,33 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 		part, quoted = q.Parts[0], true
 	}
 	p, ok := part.(*syntax.ParamExp)
-	if !ok || p.Param == nil || p.Exp != nil || p.Length || p.Excl || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+	if !ok || p.Param == nil || p.Exp != nil || p.Length || p.Excl || p.Index != nil || p.Repl != nil || p.Names != 0 {
+		return nil, false
+	}
+	if p.Slice != nil && p.Param.Value != "@" {
 		return nil, false
 	}
 	var values []deploy.Value
 	switch name := p.Param.Value; {
+	case p.Slice != nil:
+		// ${@:offset[:length]} (bash manual, 3.5.3): the parameters from
+		// $offset on; offset 0 starts at $0.
+		x := w.newExpander(st, false)
+		off, ok := x.arith(p.Slice.Offset)
+		if !ok || off < 0 || int(off) > len(st.params) {
+			return nil, false
+		}
+		values = st.params[off:]
+		if p.Slice.Length != nil {
+			n, ok := x.arith(p.Slice.Length)
+			if !ok || n < 0 {
+				return nil, false
+			}
+			values = values[:min(int(n), len(values))]
+		}
+		if off == 0 && len(values) > 0 && !values[0].Known {
+			return nil, false // an unknown $0
+		}
 	case name == "@" || name == "*" && !quoted:
 		values = st.params[1:]
 	case isDigits(name):
