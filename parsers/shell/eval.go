@@ -8,9 +8,10 @@ import (
 )
 
 // evalText is how the text of an eval maps back to the words eval was
-// given. bash's eval joins its arguments with single spaces and runs the
-// result in the current shell (bash manual, 4.1 Bourne Shell Builtins,
-// eval), so the text shares the caller's variables and functions.
+// given. eval joins its arguments, "separating each with a <space>
+// character", and the shell reads and executes the result (POSIX, The Open
+// Group Base Specifications, eval); it is a special built-in, so it runs in
+// the current shell and shares the caller's variables and functions.
 type evalText struct {
 	root *walker // the walker whose text src offsets point into
 	// src is, per byte of the text, its offset in root's text or -1; word

@@ -17,11 +17,23 @@
 //     variable known afterwards only when every way through agrees on its
 //     value. Loops make everything they assign unknown, inside and after.
 //     Subshells, pipelines and backgrounded commands keep their assignments
-//     to themselves. A function's body is walked where it is defined, with
-//     unknown arguments; calling it makes what it assigns unknown. source,
-//     . and eval make every variable unknown. read, mapfile, getopts,
-//     printf -v, arithmetic assignments and declare -i/-a/-n make theirs
-//     unknown.
+//     to themselves. source and . make every variable unknown. read,
+//     mapfile, getopts, printf -v, arithmetic assignments and declare
+//     -i/-A/-n make theirs unknown.
+//   - Functions: defining one runs nothing; each call walks its body with
+//     the call's words as $1, $2, ... (a launch inside is one server per
+//     call, named after the call's line). Locals are restored on return; a
+//     recursive call is not followed (what the body assigns becomes
+//     unknown), and one run follows at most maxFollow calls and evals.
+//   - eval with known arguments runs their space-joined text in this shell;
+//     each byte keeps where it was written (in the eval string, or in the
+//     assignment of a variable the string expanded), so a word written in
+//     one piece spans that text and any other spans the eval words, with
+//     the assignment in its Origin. eval of anything unknown makes every
+//     variable unknown and launches nothing.
+//   - Indexed arrays: A=(...), A+=(...), A[i]=v, declare -a; "${A[@]}"
+//     is one word per element, each with its span in the literal; ${A[i]},
+//     ${A[*]}, ${#A[@]}, $A (element 0). Sparse arrays are unknown.
 //   - Unknown parts ($(...), $((...)) with unknown operands, $1 without
 //     Params, ${V#pat} and other operators) stay in Raw as written, quotes
 //     removed from the known parts: Raw of "--port=$P" with P unknown is
@@ -36,6 +48,8 @@
 //     shell. Spans inside it are exact for literal text; an escaped byte of
 //     a double-quoted string maps to the escaped character, not its
 //     backslash, and bytes a $variable produced map onto the expansion.
+//   - A Slurm batch script's #SBATCH GPU request (ParseFile) gives its
+//     servers their GPU type and count per node.
 //   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), files
 //     run by name (bash start.sh), aliases.
 package shell
@@ -89,12 +103,12 @@ type Command struct {
 	Call deploy.Span
 }
 
-// Commands returns every simple command of the text in source order,
+// Commands returns every simple command of the text in the order it runs,
 // including those inside &&/||/; lists, pipelines, subshells, if/case/loop
-// bodies, function bodies (where the function is defined, not where it is
-// called), backgrounded commands and the scripts of nested sh -c strings
-// (right after the sh -c command itself). Commands inside command
-// substitutions $(...) are not listed.
+// bodies, function bodies (at each call, not where the function is
+// defined), eval strings, backgrounded commands and the scripts of nested
+// sh -c strings (right after the command that runs them). Commands inside
+// command substitutions $(...) are not listed.
 func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	w := newWalker(src, 0)
 	w.run()
