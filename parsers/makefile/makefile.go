@@ -487,17 +487,11 @@ func vat0(vat []int, def deploy.Span, p *parser) int {
 	return p.lines.Offset(def.Line, def.Col)
 }
 
-// expand replaces make references in text (each byte at at[i] of the file)
-// and returns the shell text, where each byte maps to, and the references
-// it expanded. Bytes a variable produced map onto its reference.
-func (p *parser) expand(text []byte, at []int, depth int) ([]byte, []int, []ref) {
-	out, outAt, _, refs := p.expandSrc(text, at, at, depth)
-	return out, outAt, refs
-}
-
-// expandSrc is expand that also returns, per byte, the file offset where
-// that very character was written (src[i] for text's own bytes, the
-// definition's bytes for a variable's), or -1.
+// expandSrc replaces make references in text (each byte at at[i] of the
+// file) and returns the shell text, where each byte maps to (bytes a
+// variable produced map onto its reference), where each was written (src[i]
+// for text's own bytes, the definition's bytes for a variable's, -1 where
+// nowhere exactly), and the references it expanded.
 func (p *parser) expandSrc(text []byte, at, src []int, depth int) ([]byte, []int, []int, []ref) {
 	var out []byte
 	var outAt, outSrc []int
