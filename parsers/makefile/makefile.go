@@ -13,7 +13,8 @@
 //   - A recipe line starts with a tab after a rule line; a backslash-newline
 //     continues it (the backslash and newline reach the shell, the tab
 //     starting the next line does not). Leading @, - and + are make's
-//     prefixes, not shell text. Each line runs in its own shell.
+//     prefixes, not shell text. Each line runs in its own shell, or with
+//     a .ONESHELL target each rule's lines run in one.
 //   - VAR = v (recursive), VAR := v / ::= v (simple, expanded where
 //     defined), VAR ?= v (only if not yet defined), VAR += v, with export
 //     and override in front. Recipes are expanded after the whole file is
@@ -34,6 +35,7 @@ package makefile
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -71,6 +73,10 @@ type parser struct {
 	lines *source.Index
 	vars  map[string]*variable
 	errs  []*diag.Diagnostic
+	// oneshell is set by a .ONESHELL target anywhere in the file: each
+	// rule's recipe lines then run in one shell (GNU make manual, 5.3.1
+	// Using One Shell).
+	oneshell bool
 	// left is how many more bytes the expansion under way may produce.
 	left int
 }
@@ -80,12 +86,16 @@ type parser struct {
 type recipe struct {
 	text []byte
 	at   []int
+	rule int // which rule it belongs to
 }
 
 // ParseFile finds the servers a Makefile's recipes launch.
 func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 	p := &parser{f: f, lines: f.Index(source.LF), vars: map[string]*variable{}}
 	recipes := p.read()
+	if p.oneshell {
+		recipes = joinRules(recipes)
+	}
 	var servers []*deploy.Server
 	for _, r := range recipes {
 		p.left = maxExpanded
@@ -153,6 +163,23 @@ type ref struct {
 	origin deploy.Origin
 }
 
+// joinRules makes each rule's recipe lines one shell text, one line each.
+func joinRules(recipes []recipe) []recipe {
+	var out []recipe
+	for _, r := range recipes {
+		if n := len(out); n > 0 && out[n-1].rule == r.rule {
+			last := &out[n-1]
+			last.text = append(last.text, '\n')
+			last.at = append(last.at, last.at[len(last.at)-1])
+			last.text = append(last.text, r.text...)
+			last.at = append(last.at, r.at...)
+			continue
+		}
+		out = append(out, recipe{text: slices.Clone(r.text), at: slices.Clone(r.at), rule: r.rule})
+	}
+	return out
+}
+
 // addOrigins adds, to each value of s whose span lies inside a variable
 // reference or holds one, the definition the reference expanded.
 func addOrigins(s *deploy.Server, refs []ref) {
@@ -182,6 +209,7 @@ func (p *parser) read() []recipe {
 	inRule := false   // after a rule line: tab-led lines are its recipe
 	cond := 0         // depth of ifeq/ifdef blocks
 	inDefine := false // inside define ... endef
+	rule := 0
 	off := 0
 	for off < len(data) {
 		start := off
@@ -218,6 +246,7 @@ func (p *parser) read() []recipe {
 				}
 			}
 			r = stripPrefixes(r)
+			r.rule = rule
 			if len(bytes.TrimSpace(r.text)) > 0 {
 				out = append(out, r)
 			}
@@ -269,9 +298,14 @@ func (p *parser) read() []recipe {
 		// A rule line "targets: prerequisites [; recipe]".
 		if i := ruleColon(text); i >= 0 {
 			inRule = true
+			rule++
+			if slices.Contains(strings.Fields(string(text[:i])), ".ONESHELL") {
+				p.oneshell = true
+			}
 			if semi := bytes.IndexByte(text[i:], ';'); semi >= 0 {
 				k := i + semi + 1
 				r := stripPrefixes(recipe{text: append([]byte(nil), text[k:]...), at: append([]int(nil), at[k:len(text)]...)})
+				r.rule = rule
 				if len(bytes.TrimSpace(r.text)) > 0 {
 					out = append(out, r)
 				}
