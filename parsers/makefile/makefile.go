@@ -181,12 +181,18 @@ func joinRules(recipes []recipe) []recipe {
 }
 
 // addOrigins adds, to each value of s whose span lies inside a variable
-// reference or holds one, the definition the reference expanded.
+// reference or holds one, the definition the reference expanded; to a value
+// placed in a definition, the reference that used it.
 func addOrigins(s *deploy.Server, refs []ref) {
 	for _, v := range s.Values() {
 		for _, r := range refs {
-			if inside(v.Span, r.span) || inside(r.span, v.Span) {
+			switch {
+			case inside(v.Span, r.span) || inside(r.span, v.Span):
 				v.Origin = append(v.Origin, r.origin...)
+			case slices.ContainsFunc(r.origin, func(st deploy.Step) bool { return inside(v.Span, st.Span) }):
+				// A word placed in a definition: the recipe's reference
+				// is where the definition was used.
+				v.Origin = append(v.Origin, deploy.At(deploy.StepReference, r.span))
 			}
 		}
 	}

@@ -98,6 +98,21 @@ func TestOriginAtDefinition(t *testing.T) {
 	}
 }
 
+func TestOriginAtReference(t *testing.T) {
+	s := parse(t, "TP := 2\nARGS = --tp $(TP)\nrun:\n\tsglang serve $(ARGS)\n")
+	v := s[0].Args["--tp-size"]
+	if at(v) != "2|=|1:7-1:8" {
+		t.Fatalf("--tp-size %s", at(v))
+	}
+	var spans []string
+	for _, sp := range v.Origin.Spans() {
+		spans = append(spans, fmt.Sprintf("%d:%d", sp.Line, sp.Col))
+	}
+	if strings.Join(spans, ",") != "4:15" {
+		t.Errorf("origin %v, want the recipe's $(ARGS) at 4:15", spans)
+	}
+}
+
 func TestExpansionBounded(t *testing.T) {
 	// Each variable doubles the one before: 2^40 bytes if not bounded.
 	var b strings.Builder
