@@ -195,3 +195,19 @@ func TestSlurmNoServer(t *testing.T) {
 		t.Fatal(servers, errs)
 	}
 }
+
+// srun's own GPU options are the step's: they win over the batch request,
+// which still gives what the step does not say.
+func TestSrunGPUs(t *testing.T) {
+	script := "#!/bin/bash\n#SBATCH --gres=gpu:h100:8\nsrun --gres gpu:2 --ntasks=1 python3 -m sglang.launch_server --tp 2\n" +
+		"srun --gpus-per-node=a100:4 sglang serve m\n"
+	servers, errs := Parse("job.sh", []byte(script), nil)
+	if len(errs) > 0 || len(servers) != 2 {
+		t.Fatal(servers, errs)
+	}
+	got := []string{w(servers[0].GPU), w(servers[0].GPUCount), w(servers[1].GPU), w(servers[1].GPUCount)}
+	want := []string{"h100|=|2:20-2:24", "2|=|3:17-3:18", "a100|=|4:22-4:26", "4|=|4:27-4:28"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("GPUs %q, want %q", got, want)
+	}
+}

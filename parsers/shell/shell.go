@@ -49,7 +49,8 @@
 //     a double-quoted string maps to the escaped character, not its
 //     backslash, and bytes a $variable produced map onto the expansion.
 //   - A Slurm batch script's #SBATCH GPU request (ParseFile) gives its
-//     servers their GPU type and count per node.
+//     servers their GPU type and count per node; the same options on the
+//     srun in front of a launch are the step's own and win.
 //   - Not read: heredoc bodies (bash <<EOF), commands inside $(...), files
 //     run by name (bash start.sh), aliases.
 package shell
@@ -134,6 +135,9 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 		}
 		s.Name = fmt.Sprintf("%s:%d", src.File, line)
 		s.Source = deploy.SourceShell
+		if gpu, count := srunGPUs(c.Words, s.Span); gpu.IsSet() || count.IsSet() {
+			s.GPU, s.GPUCount = gpu, count
+		}
 		servers = append(servers, s)
 	}
 	return servers, errs
@@ -153,7 +157,7 @@ func ParseFile(f *source.File, read engine.ReadFile) ([]*deploy.Server, []*diag.
 	if len(servers) == 0 {
 		return servers, errs
 	}
-	gpu, count := slurmGPUs(f, lines)
+	gpu, count := slurmGPUs(sbatchArgs(f, lines))
 	for _, s := range servers {
 		if gpu.IsSet() && !s.GPU.IsSet() {
 			s.GPU = gpu

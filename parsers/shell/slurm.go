@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"path"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -26,8 +27,7 @@ import (
 //   - -G, --gpus=[type:]<number>, the job's total: the count per node is
 //     known only with -N/--nodes 1, since without -N sbatch allocates
 //     "enough nodes to satisfy the requested resources".
-func slurmGPUs(f *source.File, lines *source.Index) (gpu, count deploy.Value) {
-	args := sbatchArgs(f.Data)
+func slurmGPUs(args []sbatchArg) (gpu, count deploy.Value) {
 	var perNode, gres, total *sbatchArg
 	nodes := ""
 	for i := 0; i < len(args); i++ {
@@ -49,7 +49,7 @@ func slurmGPUs(f *source.File, lines *source.Index) (gpu, count deploy.Value) {
 			continue
 		}
 		// val is always the tail of a's text.
-		v := &sbatchArg{text: val, off: a.off[len(a.text)-len(val):]}
+		v := a.tail(len(a.text) - len(val))
 		switch name {
 		case "--gpus-per-node":
 			perNode = v
@@ -61,9 +61,7 @@ func slurmGPUs(f *source.File, lines *source.Index) (gpu, count deploy.Value) {
 			nodes = val
 		}
 	}
-	span := func(a *sbatchArg, s, e int) deploy.Span {
-		return lines.Span(f.Name, a.off[s], a.off[e-1]+1)
-	}
+	span := func(a *sbatchArg, s, e int) deploy.Span { return a.span(s, e) }
 	pick := func(a *sbatchArg, s, e int) deploy.Value {
 		if e <= s {
 			return deploy.Value{Span: span(a, 0, len(a.text))}
@@ -120,16 +118,64 @@ func slurmGPUs(f *source.File, lines *source.Index) (gpu, count deploy.Value) {
 	return gpu, count
 }
 
-// sbatchArg is one option word of the directives, with the file offset of
-// each of its bytes.
+// sbatchArg is one option word (of the directives, or of an srun command
+// line) and how to span a part of it.
 type sbatchArg struct {
 	text string
-	off  []int
+	span func(s, e int) deploy.Span // the bytes text[s:e]
+}
+
+// tail is the word from byte k on.
+func (a sbatchArg) tail(k int) *sbatchArg {
+	return &sbatchArg{text: a.text[k:], span: func(s, e int) deploy.Span { return a.span(s+k, e+k) }}
+}
+
+// fileArg is a directive word whose i-th byte is at file offset off[i].
+func fileArg(name string, lines *source.Index, text string, off []int) sbatchArg {
+	return sbatchArg{text: text, span: func(s, e int) deploy.Span {
+		return lines.Span(name, off[s], off[e-1]+1)
+	}}
+}
+
+// wordArg is a word of a command line: a part of it spans that part when
+// the word is written as it reads (one line, no quotes), else the word.
+func wordArg(v deploy.Value) sbatchArg {
+	return sbatchArg{text: v.Raw, span: func(s, e int) deploy.Span {
+		sp := v.Span
+		if sp.Line == sp.EndLine && sp.EndCol-sp.Col == len(v.Raw) {
+			sp.Col, sp.EndCol = sp.Col+s, sp.Col+e
+		}
+		return sp
+	}}
+}
+
+// srunGPUs reads the GPU options of an srun in front of a launch: the
+// words of argv after srun up to the launch's command word. A step's own
+// request is what its processes get.
+func srunGPUs(argv []deploy.Value, command deploy.Span) (gpu, count deploy.Value) {
+	for i, w := range argv {
+		if w.Span == command {
+			return
+		}
+		if !w.Known || path.Base(w.Raw) != "srun" {
+			continue
+		}
+		var args []sbatchArg
+		for _, a := range argv[i+1:] {
+			if a.Span == command || !a.Known {
+				break
+			}
+			args = append(args, wordArg(a))
+		}
+		return slurmGPUs(args)
+	}
+	return
 }
 
 // sbatchArgs splits the #SBATCH directives of a script into words, as
 // get_argument does.
-func sbatchArgs(data []byte) []sbatchArg {
+func sbatchArgs(f *source.File, lines *source.Index) []sbatchArg {
+	data := f.Data
 	var args []sbatchArg
 	off := 0
 	for off < len(data) {
@@ -160,7 +206,8 @@ func sbatchArgs(data []byte) []sbatchArg {
 			if i >= len(line) || line[i] == '#' {
 				break
 			}
-			var a sbatchArg
+			var text []byte
+			var off []int
 			var q byte
 			for i < len(line) && (q != 0 || !isSpace(line[i])) {
 				c := line[i]
@@ -174,19 +221,19 @@ func sbatchArgs(data []byte) []sbatchArg {
 					continue
 				case c == '\\' && i+1 < len(line):
 					i++
-					a.text += string(line[i])
-					a.off = append(a.off, start+i)
+					text = append(text, line[i])
+					off = append(off, start+i)
 				default:
-					a.text += string(c)
-					a.off = append(a.off, start+i)
+					text = append(text, c)
+					off = append(off, start+i)
 				}
 				i++
 			}
-			if a.text == "hetjob" || a.text == "packjob" {
+			if string(text) == "hetjob" || string(text) == "packjob" {
 				return args
 			}
-			if len(a.off) > 0 {
-				args = append(args, a)
+			if len(off) > 0 {
+				args = append(args, fileArg(f.Name, lines, string(text), off))
 			}
 		}
 	}
