@@ -27,7 +27,7 @@ import (
 //
 // Wrappers skipped: environment assignments (A=b cmd), env [opts] [A=b]…,
 // exec, nohup, numactl, taskset, stdbuf, timeout, nice, setsid, time,
-// sudo, uv run. A placeholder where the program word should be is not a
+// sudo, uv run, srun, mpirun, mpiexec. A placeholder where the program word should be is not a
 // launch.
 func Detect(words []deploy.Value) (Launch, bool) {
 	return detectAt(words, 0, 0)

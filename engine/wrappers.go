@@ -58,7 +58,83 @@ func init() {
 			"--user", "--group", "--close-from", "--chdir", "--host", "--prompt",
 			"--role", "--type", "--command-timeout", "--other-user")}.skip,
 		"uv": skipUvRun,
+		// Slurm's srun: the options srun registers with a required
+		// argument (SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75
+		// src/common/slurm_opt.c: common_options entries with has_arg
+		// required_argument and set_func or set_func_srun, as
+		// slurm_option_table_create adds them). Its option string starts
+		// with "+", so the first word that is not an option is the
+		// command. The --container-* options with a value are those the
+		// pyxis SPANK plugin adds on GPU clusters (NVIDIA/pyxis@a9c46341507e7225fc734f30bf15d30d884df9f0
+		// args.c spank_opts, has_arg 1).
+		"srun": optSpec{shortWithValue: "ABCDFGJLMNSTWbcdeimnopqrtwx", longWithValue: set(
+			"--container-image", "--container-mounts", "--container-workdir", "--container-name", "--container-save",
+			"--accel-bind", "--account", "--acctg-freq", "--autocomplete", "--bb", "--bbf",
+			"--bcast-exclude", "--begin", "--chdir", "--cluster", "--cluster-constraint", "--clusters",
+			"--comment", "--constraint", "--container", "--container-id", "--context", "--core-spec",
+			"--cores-per-socket", "--cpu-bind", "--cpu-freq", "--cpu_bind", "--cpus-per-gpu",
+			"--cpus-per-task", "--deadline", "--delay-boot", "--dependency", "--distribution",
+			"--epilog", "--error", "--exclude", "--export", "--extra", "--extra-node-info",
+			"--gpu-bind", "--gpu-freq", "--gpus", "--gpus-per-node", "--gpus-per-socket",
+			"--gpus-per-task", "--gres", "--gres-flags", "--het-group", "--hint", "--ignore-signals",
+			"--input", "--job-name", "--jobid", "--licenses", "--mail-type", "--mail-user",
+			"--mcs-label", "--mem", "--mem-bind", "--mem-per-cpu", "--mem-per-gpu", "--mem-update",
+			"--mincpus", "--mpi", "--msg-timeout", "--network", "--nodefile", "--nodelist", "--nodes",
+			"--ntasks", "--ntasks-per-core", "--ntasks-per-gpu", "--ntasks-per-node",
+			"--ntasks-per-socket", "--ntasks-per-tres", "--open-mode", "--output", "--pack-group",
+			"--partition", "--prefer", "--priority", "--profile", "--prolog", "--qos", "--relative",
+			"--reservation", "--resources", "--runtime", "--segment", "--signal", "--slurmd-debug",
+			"--sockets-per-node", "--switches", "--task-epilog", "--task-prolog", "--tasks-per-node",
+			"--thread-spec", "--threads", "--threads-per-core", "--time", "--time-min", "--tmp",
+			"--treewidth", "--tres-bind", "--tres-per-task", "--wait", "--wckey")}.skip,
+		"mpirun":  skipMpirun,
+		"mpiexec": skipMpirun,
 	}
+}
+
+// mpirunWithValue are Open MPI mpirun options that take a value
+// (openpmix/prrte@52d5e4bb1fb6dab9c46636a797605b9629581cd6
+// src/mca/schizo/ompi/schizo_ompi.c ompioptions, PMIX_ARG_REQD entries,
+// with the names of src/util/prte_cmd_line.h and openpmix's
+// src/util/pmix_cmd_line.h; its short options are "h::vVpn:c:N:sH:x:").
+var mpirunWithValue = map[string]bool{}
+
+func init() {
+	for _, n := range []string{
+		"N", "np", "n", "c", "H", "x", "app", "arch", "bindto", "cpu-list", "cpu-set", "cpus-per-proc", "cpus-per-rank", "default-hostfile", "display", "display-topo", "dvm", "file", "forward-signals", "gpu-support", "host", "hostfile", "initial-errhandler", "launch-agent", "machinefile", "mapby", "map-by", "max-restarts", "max-vm-size", "memory-alloc-kinds", "npernode", "npersocket", "output", "output-directory", "output-filename", "path", "personality", "ppr", "prefix", "preload-files", "pset", "rankby", "rank-by", "rankfile", "report-pid", "report-uri", "rtos", "spawn-timeout", "stdin", "stream-buffering", "timeout", "tmpdir", "tune", "wd", "wdir", "with-ft", "set-env", "prepend-env", "append-env", "unset-env", "app-pmix-prefix", "bind-to",
+	} {
+		mpirunWithValue[n] = true
+	}
+}
+
+// skipMpirun reads mpirun/mpiexec options. As prrte's parse_cli does, a
+// long option may be written with one dash (-np 4), and an option whose
+// name ends in "mca" (--mca, --gmca, --prtemca, -mca ...) takes two words,
+// the parameter and its value.
+func skipMpirun(words []deploy.Value, i int) (int, bool) {
+	for i < len(words) {
+		w, ok := wordAt(words, i)
+		if !ok {
+			return 0, false
+		}
+		if w == "--" {
+			return i + 1, true
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			break
+		}
+		name, _, hasEq := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		switch {
+		case strings.HasSuffix(name, "mca"):
+			i += 3
+			continue
+		case hasEq:
+		case mpirunWithValue[name]:
+			i++
+		}
+		i++
+	}
+	return i, i <= len(words)
 }
 
 // skip reads getopt options up to the first word that is not one ("--"

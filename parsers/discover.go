@@ -25,6 +25,7 @@ type Kind string
 
 const (
 	KindShell      Kind = "shell"
+	KindMakefile   Kind = "makefile"
 	KindDockerfile Kind = "dockerfile"
 	KindCompose    Kind = "compose"
 	KindKubernetes Kind = "kubernetes"

@@ -36,6 +36,8 @@ func TestDiscoverClassifiesAndIgnores(t *testing.T) {
 		"Dockerfile.dockerignore":            "*.md\n",
 		"scripts/run.sh":                     "echo\n",
 		"scripts/launch":                     "#!/usr/bin/env bash\necho\n",
+		"slurm/serve.slurm":                  "#!/bin/bash\n#SBATCH --gres=gpu:8\n",
+		"slurm/serve.sbatch":                 "#SBATCH -N 1\nsrun hostname\n",
 		"scripts/notes":                      "plain text\n",
 		"scripts/tool.py":                    "print()\n",
 		"build/out.yaml":                     "kind: Pod\n",
@@ -70,6 +72,8 @@ func TestDiscoverClassifiesAndIgnores(t *testing.T) {
 		"images/Dockerfile.gpu":          KindDockerfile,
 		"scripts/run.sh":                 KindShell,
 		"scripts/launch":                 KindShell,
+		"slurm/serve.slurm":              KindShell,
+		"slurm/serve.sbatch":             KindShell,
 		"keep/wanted.yaml":               KindKubernetes,
 		"chart":                          KindHelm,      // rendered whole; its files are not listed
 		"infra":                          KindTerraform, // one module per directory of *.tf files

@@ -12,6 +12,7 @@ import (
 	"github.com/kvlint/kvlint/parsers/dockerfile"
 	"github.com/kvlint/kvlint/parsers/helm"
 	"github.com/kvlint/kvlint/parsers/k8s"
+	"github.com/kvlint/kvlint/parsers/makefile"
 	"github.com/kvlint/kvlint/parsers/shell"
 	"github.com/kvlint/kvlint/parsers/skypilot"
 	"github.com/kvlint/kvlint/parsers/terraform"
@@ -93,7 +94,7 @@ type Input struct {
 // (isChartDir, chartNamedBy): their Format detects no single file.
 var formats = []Format{
 	dockerfileFormat{}, workflowFormat{}, skypilotFormat{}, composeFormat{}, templateFormat{}, helmValuesFormat{},
-	kubernetesFormat{}, terraformFormat{}, shellFormat{}, helmFormat{},
+	kubernetesFormat{}, terraformFormat{}, makefileFormat{}, shellFormat{}, helmFormat{},
 }
 
 // formatOf is the Format of kind k, or nil.
@@ -257,7 +258,9 @@ type shellFormat struct{}
 func (shellFormat) Kind() Kind            { return KindShell }
 func (shellFormat) Syntax() source.Syntax { return source.SyntaxShell }
 func (shellFormat) Detect(c *Candidate) (Match, error) {
-	if c.Ext == ".sh" || c.Ext == ".bash" {
+	// .slurm and .sbatch are the names Slurm batch scripts go by; sbatch
+	// runs them with the shell of their #! line.
+	if c.Ext == ".sh" || c.Ext == ".bash" || c.Ext == ".slurm" || c.Ext == ".sbatch" {
 		return Matched, nil
 	}
 	// A Slurm batch script (job.sbatch, job.slurm) starts with a shebang
@@ -278,6 +281,23 @@ func (shellFormat) Detect(c *Candidate) (Match, error) {
 }
 func (shellFormat) Parse(in Input) Parsed {
 	return serversOnly(shell.ParseFile(in.Source, in.Read, in.Options.Images))
+}
+
+// makefileFormat reads the recipes of a Makefile: the names GNU make looks
+// for (GNUmakefile, makefile, Makefile: GNU make manual, 3.2 What Name to
+// Give Your Makefile) and *.mk files, which are included makefiles.
+type makefileFormat struct{}
+
+func (makefileFormat) Kind() Kind            { return KindMakefile }
+func (makefileFormat) Syntax() source.Syntax { return source.SyntaxShell }
+func (makefileFormat) Detect(c *Candidate) (Match, error) {
+	if c.Lower == "makefile" || c.Lower == "gnumakefile" || c.Ext == ".mk" {
+		return Matched, nil
+	}
+	return NoMatch, nil
+}
+func (makefileFormat) Parse(in Input) Parsed {
+	return serversOnly(makefile.ParseFile(in.Source, in.Read, in.Options.Images))
 }
 
 // helmFormat renders a chart directory or archive as each of its releases.

@@ -16,28 +16,28 @@ func (x *expander) ansiC(s, e int) {
 		i++
 		switch n := t[i]; n {
 		case 'a':
-			x.add('\a', start)
+			x.addSrc('\a', start, -1)
 		case 'b':
-			x.add('\b', start)
+			x.addSrc('\b', start, -1)
 		case 'e', 'E':
-			x.add(0x1b, start)
+			x.addSrc(0x1b, start, -1)
 		case 'f':
-			x.add('\f', start)
+			x.addSrc('\f', start, -1)
 		case 'n':
-			x.add('\n', start)
+			x.addSrc('\n', start, -1)
 		case 'r':
-			x.add('\r', start)
+			x.addSrc('\r', start, -1)
 		case 't':
-			x.add('\t', start)
+			x.addSrc('\t', start, -1)
 		case 'v':
-			x.add('\v', start)
+			x.addSrc('\v', start, -1)
 		case '\\', '\'', '"', '?':
-			x.add(n, start)
+			x.addSrc(n, start, -1)
 		case 'c':
 			// \cX is control-X.
 			if i+1 < e {
 				i++
-				x.add(t[i]&0x1f, start)
+				x.addSrc(t[i]&0x1f, start, -1)
 			} else {
 				x.add('\\', start)
 				x.add('c', i)
@@ -56,12 +56,12 @@ func (x *expander) ansiC(s, e int) {
 			}
 			i = j - 1
 			if n == 'x' {
-				x.add(byte(v), start)
+				x.addSrc(byte(v), start, -1)
 				continue
 			}
 			var buf [utf8.UTFMax]byte
 			for _, b := range buf[:utf8.EncodeRune(buf[:], rune(v))] {
-				x.add(b, start)
+				x.addSrc(b, start, -1)
 			}
 		default:
 			if '0' <= n && n <= '7' {
@@ -71,7 +71,7 @@ func (x *expander) ansiC(s, e int) {
 					j++
 				}
 				i = j - 1
-				x.add(byte(v), start)
+				x.addSrc(byte(v), start, -1)
 				continue
 			}
 			// An unknown escape is kept as written.

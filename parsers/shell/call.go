@@ -1,10 +1,12 @@
 package shell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -24,16 +26,16 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 	// environment only. So the prefix values see each other but not the
 	// words, and nothing persists.
 	var words []deploy.Value
-	var ats [][]int
+	var fields []field
 	prefix := w.prefixAssigns(c.Assigns, st)
 	for _, f := range prefix {
 		words = append(words, w.value(f))
-		ats = append(ats, f.at)
+		fields = append(fields, f)
 	}
 	for _, arg := range c.Args {
 		for _, f := range w.expandFields(arg, st) {
 			words = append(words, w.value(f))
-			ats = append(ats, f.at)
+			fields = append(fields, f)
 		}
 	}
 	if len(words) == 0 {
@@ -44,17 +46,136 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 		// The container runs its own argv, in an environment of its own:
 		// the -e options, not this shell's variables.
 		ct := &Container{Run: run, Command: run.Command(w.src.Images)}
-		w.cmds = append(w.cmds, Command{Words: words, Span: span, Argv: ct.Command.Argv, Container: ct})
-		w.containerScript(words, ats, ct, st)
+		w.out.cmds = append(w.out.cmds, Command{Words: words, Span: span, Argv: ct.Command.Argv, Container: ct, Call: w.site})
+		w.containerScript(words, fieldAts(fields), ct, st)
 		return
 	}
-	w.cmds = append(w.cmds, Command{Words: words, Span: span, Argv: words, Container: w.container})
-	w.builtin(words[len(prefix):], st)
+	w.out.cmds = append(w.out.cmds, Command{Words: words, Span: span, Argv: words, Container: w.container, Call: w.site})
+	args := words[len(prefix):]
+	if f, ok := w.function(args); ok {
+		w.callFunction(f, args, span, st)
+		return
+	}
+	if len(args) > 0 && args[0].Known && args[0].Raw == "eval" {
+		w.eval(args, fields[len(prefix):], span, st)
+		return
+	}
+	w.builtin(args, st)
 	if i, ok := ScriptArg(words); ok {
-		w.script(words, ats, i, st)
+		w.script(words, fieldAts(fields), i, st)
 	} else if i, ok := ScriptFile(words[len(prefix):]); ok && w.src.Scripts != nil {
 		w.scriptFile(words[len(prefix):], i, st)
 	}
+}
+
+// function returns the function a command calls. In bash a function is
+// found before a builtin or a program of the same name (bash manual, 3.7.2
+// Command Search and Execution); "command NAME" skips functions.
+func (w *walker) function(args []deploy.Value) (*function, bool) {
+	if len(args) == 0 || !args[0].Known {
+		return nil, false
+	}
+	f, ok := w.funcs[args[0].Raw]
+	return f, ok
+}
+
+// callFunction walks a function's body for one call, with the call's words
+// after the name as $1, $2, ... The body shares the caller's variables;
+// names it declares local get their values back when it returns.
+func (w *walker) callFunction(f *function, args []deploy.Value, span deploy.Span, st *vars) {
+	name := args[0].Raw
+	recursive := slices.Contains(w.calls, name)
+	if recursive || !w.follow(span, "function "+name) {
+		// Recursion ends on a condition kvlint does not evaluate: the
+		// body has been walked once for the outermost call.
+		w.apply(f.effects, st)
+		return
+	}
+	callee := f.w
+	saved := callee.calls
+	callee.calls = append(slices.Clone(w.calls), name)
+	savedEv, savedSite := callee.ev, callee.site
+	callee.site = w.site
+	if callee.site.IsZero() {
+		callee.site = span
+	}
+
+	params, known := st.params, st.paramsKnown
+	dollar0 := deploy.Value{}
+	if known && len(params) > 0 {
+		dollar0 = params[0] // $0 stays the script's name inside a function
+	}
+	st.setParams(append([]deploy.Value{dollar0}, args[1:]...))
+	locals := localNames(f.decl.Body)
+	before := make(map[string]variable, len(locals))
+	had := make(map[string]bool, len(locals))
+	for n := range locals {
+		before[n], had[n] = st.m[n]
+	}
+	callee.stmt(f.decl.Body, st)
+	for n := range locals {
+		if had[n] {
+			st.m[n] = before[n]
+		} else {
+			delete(st.m, n)
+		}
+	}
+	st.params, st.paramsKnown = params, known
+	callee.calls, callee.ev, callee.site = saved, savedEv, savedSite
+}
+
+// follow takes one walk from the run's budget, reporting once at span when
+// it is spent.
+func (w *walker) follow(span deploy.Span, what string) bool {
+	if w.out.budget > 0 {
+		w.out.budget--
+		return true
+	}
+	if !w.out.exhausted {
+		w.out.exhausted = true
+		w.out.errs = append(w.out.errs, diag.Errorf(span,
+			"%s: more than %d function calls and eval strings in one file; the rest are not followed", what, maxFollow))
+	}
+	return false
+}
+
+// localNames are the variables a function body declares with local, or with
+// declare/typeset without -g (which are local inside a function).
+func localNames(body syntax.Node) map[string]bool {
+	names := map[string]bool{}
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			return n.Body == body
+		case *syntax.DeclClause:
+			switch n.Variant.Value {
+			case "local", "declare", "typeset":
+			default:
+				return true
+			}
+			for _, a := range n.Args {
+				if a.Name == nil && a.Value != nil && strings.HasPrefix(a.Value.Lit(), "-") && strings.Contains(a.Value.Lit(), "g") {
+					return true // declare -g: global
+				}
+			}
+			for _, a := range n.Args {
+				if a.Name != nil {
+					names[a.Name.Value] = true
+				}
+			}
+		}
+		return true
+	})
+	return names
+}
+
+// fieldAts are the byte offsets each field's bytes were written at.
+func fieldAts(fields []field) [][]int {
+	ats := make([][]int, len(fields))
+	for k, f := range fields {
+		ats[k] = f.at
+	}
+	return ats
 }
 
 // value turns an expanded field into the Value of a word.
@@ -62,7 +183,11 @@ func (w *walker) value(f field) deploy.Value {
 	if f.param != nil {
 		return *f.param
 	}
-	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Origin: f.origin}
+	span := w.loc.span(f.start, f.end)
+	if w.ev != nil {
+		span = w.ev.fieldSpan(f)
+	}
+	return deploy.Value{Raw: string(f.raw), Known: f.known, Span: span, Origin: w.evalOrigin(f)}
 }
 
 // prefixAssigns expands the A=b words in front of a command, as words "A=b".
@@ -85,9 +210,11 @@ func (w *walker) prefixAssigns(assigns []*syntax.Assign, st *vars) []field {
 		for i := 0; i < len(prefix); i++ {
 			word.raw = append(word.raw, prefix[i])
 			word.at = append(word.at, min(nameAt+i, e-1))
+			word.src = append(word.src, w.srcOf(min(nameAt+i, e-1)))
 		}
 		word.raw = append(word.raw, f.raw...)
 		word.at = append(word.at, f.at...)
+		word.src = append(word.src, f.src...)
 		out = append(out, word)
 	}
 	return out
@@ -102,14 +229,19 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 	name := a.Name.Value
 	s, e := w.off(a.Pos()), w.off(a.End())
 	if a.Array != nil || a.Index != nil || unknown {
-		st.forget(map[string]bool{name: true})
+		if unknown {
+			st.forget(map[string]bool{name: true})
+		} else {
+			w.assignArray(a, st)
+		}
 		return w.rawField(s, e)
 	}
 	f, _ := w.expandString(a.Value, st)
 	if a.Value == nil || len(a.Value.Parts) == 0 {
 		f.start, f.end = s, e
 	}
-	val := deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Origin: f.origin}
+	val := deploy.Value{Raw: string(f.raw), Known: f.known, Span: w.loc.span(f.start, f.end), Origin: w.evalOrigin(f)}
+	src := f.src
 	if a.Append {
 		old, ok := st.lookup(name)
 		switch {
@@ -118,9 +250,11 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 		case !old.unset:
 			val.Raw = old.val.Raw + val.Raw
 			val.Origin = append(originOf(old), val.Origin...)
+			src = append(slices.Clone(w.varSrc(old)), src...)
 		}
 	}
 	st.set(name, val)
+	st.setSrc(name, src, w.root())
 	return f
 }
 
@@ -130,6 +264,7 @@ func (w *walker) rawField(s, e int) field {
 	for i := s; i < e; i++ {
 		f.raw = append(f.raw, w.text[i])
 		f.at = append(f.at, i)
+		f.src = append(f.src, w.srcOf(i))
 	}
 	return f
 }
@@ -276,8 +411,12 @@ func (w *walker) decl(c *syntax.DeclClause, st *vars) {
 				readonly = readonly || on
 			case 'f', 'F':
 				return // declares functions, not variables
-			case 'a', 'A', 'i', 'l', 'u', 'c':
-				// arrays, integers (arithmetic on assignment), case changes
+			case 'a':
+				// an indexed array: A=(...) is modelled; declare -a A=x
+				// makes element 0, as an assignment to A does.
+			case 'A', 'i', 'l', 'u', 'c':
+				// associative arrays, integers (arithmetic on
+				// assignment), case changes
 				modelled = false
 			}
 		}

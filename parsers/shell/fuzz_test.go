@@ -21,6 +21,9 @@ func FuzzShell(f *testing.F) {
 		"cat <<EOF\nbody $X\nEOF\nrun\n",
 		"A+=1 B=(1 2) C[0]=x run; let i++; ((j=2)); unset -f k; set -a; set -o allexport\n",
 		"IFS=,; O=a,b; run $O; echo $((2**62*4)) $((1/0)) $((010+0x1f))\n",
+		"C=\"sglang serve --tp 2\"\neval \"$C --port=${P}0\" x\\\"y\neval 'f() { run \"$@\"; }'; f a \"b c\"\n",
+		"A=(--tp \"$M\" [2]=x); A+=(y); A[1]=z; run \"${A[@]}\" ${A[*]} ${#A[@]} ${A[1]} $A\n",
+		"g() { local T=$1; run --tp \"$T\" \"$@\"; g; }; g 2 3; function h { eval \"$1\"; }; h 'run x'\n",
 	}
 	for i, s := range seeds {
 		f.Add(s, i%2 == 0)

@@ -93,7 +93,8 @@ func (w *walker) script(words []deploy.Value, ats [][]int, i int, st *vars) {
 func (w *walker) childVars(words []deploy.Value, ats [][]int, i int, st *vars) map[string]variable {
 	out := map[string]variable{}
 	for name, v := range st.m {
-		if v.exported && !v.unset {
+		// bash does not export arrays.
+		if v.exported && !v.unset && !v.isArray {
 			out[name] = v
 		}
 	}
@@ -176,24 +177,36 @@ func (w *walker) containerEnv(words []deploy.Value, ats [][]int, run engine.Cont
 // walkScript walks the text of a script word in a shell of its own.
 func (w *walker) walkScript(word deploy.Value, at []int, env Env, params []deploy.Value, ct *Container) {
 	if w.depth >= maxDepth {
-		w.errs = append(w.errs, diag.Errorf(word.Span, "sh -c nested more than %d deep: not analysed", maxDepth))
+		w.out.errs = append(w.out.errs, diag.Errorf(word.Span, "sh -c nested more than %d deep: not analysed", maxDepth))
 		return
 	}
 	text := []byte(word.Raw)
+	textLines := NewLines(text)
 	inner := Source{
-		File:    w.src.File,
-		Text:    text,
-		Map:     ByteMapper(NewLines(text), at, w.loc.lines, w.loc.mapf),
+		File: w.src.File,
+		Text: text,
+		// Each byte of the script maps to where the outer text placed it,
+		// and on through however the outer text maps (eval included).
+		Map: func(line, col int) (int, int) {
+			if len(at) == 0 {
+				return 1, 1
+			}
+			off, extra := textLines.Offset(line, col), 0
+			if off >= len(at) {
+				off, extra = len(at)-1, 1
+			}
+			l, c := w.loc.pos(at[off])
+			return l, c + extra
+		},
 		Env:     env,
 		Params:  params,
 		Scripts: w.src.Scripts,
 		Images:  w.src.Images,
 	}
 	child := newWalker(inner, w.depth+1)
+	child.out, child.site = w.out, w.site
 	child.container = ct
 	child.run()
-	w.cmds = append(w.cmds, child.cmds...)
-	w.errs = append(w.errs, child.errs...)
 }
 
 // ScriptFile reports whether argv runs a script file by its path — bash
@@ -263,13 +276,10 @@ func (w *walker) scriptFile(words []deploy.Value, i int, st *vars) {
 		return
 	}
 	if w.depth >= maxDepth {
-		w.errs = append(w.errs, diag.Errorf(words[i].Span, "scripts nested more than %d deep: not analysed", maxDepth))
+		w.out.errs = append(w.out.errs, diag.Errorf(words[i].Span, "scripts nested more than %d deep: not analysed", maxDepth))
 		return
 	}
-	env := Env{}
-	for name, v := range w.childVars(words, nil, 0, st) {
-		env[name] = v.val
-	}
+	env := st.exportedEnv()
 	for k, v := range inner.Env {
 		if _, set := env[k]; !set {
 			env[k] = v
@@ -284,8 +294,7 @@ func (w *walker) scriptFile(words []deploy.Value, i int, st *vars) {
 		inner.Images = w.src.Images
 	}
 	child := newWalker(inner, w.depth+1)
+	child.out, child.site = w.out, w.site
 	child.container = w.container
 	child.run()
-	w.cmds = append(w.cmds, child.cmds...)
-	w.errs = append(w.errs, child.errs...)
 }

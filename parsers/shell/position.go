@@ -39,9 +39,13 @@ type locator struct {
 	file  string
 	lines *source.Index
 	mapf  Mapper
+	ev    *evalText // the text of an eval: positions go through its words
 }
 
 func (lc locator) pos(off int) (int, int) {
+	if lc.ev != nil {
+		return lc.ev.pos(off)
+	}
 	l, c := lc.lines.Pos(off)
 	if lc.mapf != nil {
 		l, c = lc.mapf(l, c)
@@ -52,6 +56,9 @@ func (lc locator) pos(off int) (int, int) {
 // span covers text[start:end]. The end is placed one column past the mapped
 // position of the last byte, so an escape in a nested string cannot shift it.
 func (lc locator) span(start, end int) deploy.Span {
+	if lc.ev != nil {
+		return lc.ev.span(start, end)
+	}
 	if end <= start {
 		end = start + 1
 	}

@@ -17,11 +17,23 @@
 //     variable known afterwards only when every way through agrees on its
 //     value. Loops make everything they assign unknown, inside and after.
 //     Subshells, pipelines and backgrounded commands keep their assignments
-//     to themselves. A function's body is walked where it is defined, with
-//     unknown arguments; calling it makes what it assigns unknown. source,
-//     . and eval make every variable unknown. read, mapfile, getopts,
-//     printf -v, arithmetic assignments and declare -i/-a/-n make theirs
-//     unknown.
+//     to themselves. source and . make every variable unknown. read,
+//     mapfile, getopts, printf -v, arithmetic assignments and declare
+//     -i/-A/-n make theirs unknown.
+//   - Functions: defining one runs nothing; each call walks its body with
+//     the call's words as $1, $2, ... (a launch inside is one server per
+//     call, named after the call's line). Locals are restored on return; a
+//     recursive call is not followed (what the body assigns becomes
+//     unknown), and one run follows at most maxFollow calls and evals.
+//   - eval with known arguments runs their space-joined text in this shell;
+//     each byte keeps where it was written (in the eval string, or in the
+//     assignment of a variable the string expanded), so a word written in
+//     one piece spans that text and any other spans the eval words, with
+//     the assignment in its Origin. eval of anything unknown makes every
+//     variable unknown and launches nothing.
+//   - Indexed arrays: A=(...), A+=(...), A[i]=v, declare -a; "${A[@]}"
+//     is one word per element, each with its span in the literal; ${A[i]},
+//     ${A[*]}, ${#A[@]}, $A (element 0). Sparse arrays are unknown.
 //   - Unknown parts ($(...), $((...)) with unknown operands, $1 without
 //     Params, ${V#pat} and other operators) stay in Raw as written, quotes
 //     removed from the known parts: Raw of "--port=$P" with P unknown is
@@ -41,6 +53,9 @@
 //     command after the image, or the image's entrypoint (Source.Images)
 //     with the arguments after it. A sh -c script the container runs sees
 //     only the -e options, not this shell's variables.
+//   - A Slurm batch script's #SBATCH GPU request (ParseFile) gives its
+//     servers their GPU type and count per node; the same options on the
+//     srun in front of a launch are the step's own and win.
 //   - A file run by name (bash start.sh, source env.sh, ./start.sh) is read
 //     only through Source.Scripts, which the format supplies when it holds
 //     the file's text (a ConfigMap mounted in the container).
@@ -110,6 +125,10 @@ type Command struct {
 	// Container is set on a container run and on every command of a
 	// sh -c script the container runs: the run they belong to.
 	Container *Container
+	// Call is the command in the file that ran this one when it ran from a
+	// function body or an eval string: the outermost such call. Zero for
+	// a command run where it is written.
+	Call deploy.Span
 }
 
 // Container is a container run a command starts or runs inside.
@@ -119,16 +138,16 @@ type Container struct {
 	Command engine.ContainerCommand
 }
 
-// Commands returns every simple command of the text in source order,
+// Commands returns every simple command of the text in the order it runs,
 // including those inside &&/||/; lists, pipelines, subshells, if/case/loop
-// bodies, function bodies (where the function is defined, not where it is
-// called), backgrounded commands and the scripts of nested sh -c strings
-// (right after the sh -c command itself). Commands inside command
-// substitutions $(...) are not listed.
+// bodies, function bodies (at each call, not where the function is
+// defined), eval strings, backgrounded commands and the scripts of nested
+// sh -c strings (right after the command that runs them). Commands inside
+// command substitutions $(...) are not listed.
 func Commands(src Source) ([]Command, []*diag.Diagnostic) {
 	w := newWalker(src, 0)
 	w.run()
-	return w.cmds, w.errs
+	return w.out.cmds, w.out.errs
 }
 
 // Servers returns the engine launches among Commands(src), each detected in
@@ -145,13 +164,22 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 		if !ok || s == nil {
 			continue
 		}
-		s.Name = fmt.Sprintf("%s:%d", src.File, c.Span.Line)
+		// A launch in a function body is one server per call, named
+		// after the line of the call.
+		line := c.Span.Line
+		if !c.Call.IsZero() {
+			line = c.Call.Line
+		}
+		s.Name = fmt.Sprintf("%s:%d", src.File, line)
 		s.Source = deploy.SourceShell
 		if ct := c.Container; ct != nil && !ct.Run.Compose {
 			// compose run names a service, whose image is in the compose
 			// file, not on the command line.
 			s.Image = ct.Run.Image
 			s.GPUCount = ct.Run.GPUCount()
+		}
+		if gpu, count := srunGPUs(c.Words, s.Span); gpu.IsSet() || count.IsSet() {
+			s.GPU, s.GPUCount = gpu, count
 		}
 		servers = append(servers, s)
 	}
@@ -164,7 +192,23 @@ func Parse(name string, data []byte, read engine.ReadFile) ([]*deploy.Server, []
 }
 
 // ParseFile is Parse for a file of the run's set, whose line index it uses,
-// with the run's image table (nil: the built-in rows).
+// with the run's image table (nil: the built-in rows). A Slurm batch
+// script's #SBATCH GPU request gives its servers their GPU type and count
+// per node, unless a server already has them.
 func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) ([]*deploy.Server, []*diag.Diagnostic) {
-	return Servers(Source{File: f.Name, Text: f.Data, Lines: f.Index(source.LF), Images: images}, read)
+	lines := f.Index(source.LF)
+	servers, errs := Servers(Source{File: f.Name, Text: f.Data, Lines: lines, Images: images}, read)
+	if len(servers) == 0 {
+		return servers, errs
+	}
+	gpu, count := slurmGPUs(sbatchArgs(f, lines))
+	for _, s := range servers {
+		if gpu.IsSet() && !s.GPU.IsSet() {
+			s.GPU = gpu
+		}
+		if count.IsSet() && !s.GPUCount.IsSet() {
+			s.GPUCount = count
+		}
+	}
+	return servers, errs
 }

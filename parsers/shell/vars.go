@@ -14,7 +14,16 @@ type variable struct {
 	// defined says what val.Span is to a word that uses the variable: an
 	// assignment in the script, or the environment the script starts in
 	// (a pod's env, a Dockerfile ENV, a compose environment entry).
-	defined  deploy.StepKind
+	defined deploy.StepKind
+	// src is where each byte of val.Raw was written in the text of root
+	// (a walker); nil when not known byte by byte.
+	src  []int
+	root *walker
+	// isArray marks an indexed array: arr are its elements (val is
+	// element 0, what $A expands to), set by the assignment at arrSpan.
+	isArray  bool
+	arr      []deploy.Value
+	arrSpan  deploy.Span
 	unset    bool // known to be unset (unset A)
 	exported bool
 	readonly bool
@@ -24,6 +33,11 @@ type variable struct {
 func (v variable) same(o variable) bool {
 	if v.unset || o.unset {
 		return v.unset == o.unset
+	}
+	if v.isArray || o.isArray {
+		return v.isArray && o.isArray && slices.EqualFunc(v.arr, o.arr, func(a, b deploy.Value) bool {
+			return a.Known && b.Known && a.Raw == b.Raw
+		})
 	}
 	return v.val.Known && o.val.Known && v.val.Raw == o.val.Raw
 }
@@ -51,13 +65,14 @@ func (st *vars) clone() *vars {
 }
 
 // setParams makes the positional parameters known, unless one of them is an
-// unknown word (which may stand for any number of words).
+// unknown word (which may stand for any number of words). $0 may be
+// unknown: it is one word whatever its value.
 func (st *vars) setParams(params []deploy.Value) {
 	st.params, st.paramsKnown = nil, false
 	if len(params) == 0 {
 		return
 	}
-	for _, p := range params {
+	for _, p := range params[1:] {
 		if !p.Known {
 			return
 		}
@@ -72,6 +87,9 @@ func (st *vars) positional(n int) (variable, bool) {
 	}
 	if n >= len(st.params) {
 		return variable{unset: true}, true
+	}
+	if !st.params[n].Known {
+		return variable{val: st.params[n], defined: deploy.StepWritten}, false
 	}
 	return variable{val: st.params[n], defined: deploy.StepWritten}, true
 }
@@ -104,7 +122,36 @@ func (st *vars) set(name string, val deploy.Value) {
 	if had && old.readonly {
 		return
 	}
-	st.m[name] = variable{val: val, defined: deploy.StepAssignment, exported: old.exported || st.allexport, readonly: old.readonly}
+	nv := variable{val: val, defined: deploy.StepAssignment, exported: old.exported || st.allexport, readonly: old.readonly}
+	if had && old.isArray && !old.unset && len(old.arr) > 0 {
+		// A=v on an array sets element 0 and keeps the others.
+		nv.isArray, nv.arrSpan = true, old.arrSpan
+		nv.arr = append([]deploy.Value{val}, old.arr[1:]...)
+	}
+	st.m[name] = nv
+}
+
+// setArray assigns an indexed array.
+func (st *vars) setArray(name string, elems []deploy.Value, span deploy.Span) {
+	val := deploy.Value{Known: true, Span: span}
+	if len(elems) > 0 {
+		val = elems[0]
+	}
+	st.set(name, val)
+	if v := st.m[name]; !v.readonly {
+		v.isArray, v.arr, v.arrSpan = true, elems, span
+		st.m[name] = v
+	}
+}
+
+// setSrc records where each byte of a variable's value was written.
+func (st *vars) setSrc(name string, src []int, root *walker) {
+	v, ok := st.m[name]
+	if !ok || v.readonly || len(src) != len(v.val.Raw) {
+		return
+	}
+	v.src, v.root = src, root
+	st.m[name] = v
 }
 
 // forget makes variables unknown: they were set by something kvlint does not
@@ -163,4 +210,18 @@ func merge(outcomes ...*vars) *vars {
 		out.m[name] = variable{exported: exported, readonly: readonly}
 	}
 	return out
+}
+
+// exportedEnv is the environment a child process (sh -c) starts with.
+// Variables that are not exported are left out: inside the child they are
+// whatever the original environment held, which is unknown.
+func (st *vars) exportedEnv() Env {
+	env := Env{}
+	for name, v := range st.m {
+		// bash does not export arrays.
+		if v.exported && !v.unset && !v.isArray {
+			env[name] = v.val
+		}
+	}
+	return env
 }

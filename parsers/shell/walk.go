@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 )
 
@@ -19,15 +20,49 @@ type walker struct {
 	text  []byte
 	loc   locator
 	depth int
-	cmds  []Command
-	errs  []*diag.Diagnostic
-	// funcs holds, for each function defined so far, what calling it may
-	// change.
-	funcs map[string]effects
+	// out collects the commands and errors of the whole run, shared by the
+	// walkers of nested sh -c and eval texts, so commands stay in the order
+	// they run.
+	out *sink
+	// funcs holds the functions defined so far in this shell (eval texts
+	// share it; a sh -c child is another process and starts without any).
+	funcs map[string]*function
+	// calls are the functions being walked, innermost last: a call of one
+	// of them is recursion, which is not followed.
+	calls []string
 	at    int // offset of the statement being walked, for internal errors
 	// container is the container run whose sh -c script this text is,
 	// nil outside one: every command found here runs in it.
 	container *Container
+	// ev is set for the text of an eval: how its bytes map to the words
+	// eval was given.
+	ev *evalText
+	// site is the command in the file whose call led here (the outermost
+	// function call or eval), zero for text walked where it is written.
+	site deploy.Span
+}
+
+// sink is what a run found.
+type sink struct {
+	cmds []Command
+	errs []*diag.Diagnostic
+	// budget bounds the texts (function bodies, eval strings) walked again
+	// on behalf of a call, so nested calls cannot multiply without end.
+	budget    int
+	exhausted bool
+}
+
+// maxFollow is the number of function bodies and eval texts one run walks.
+const maxFollow = 512
+
+// function is a function definition: its body belongs to the walker whose
+// text holds it.
+type function struct {
+	decl *syntax.FuncDecl
+	w    *walker
+	// effects is what calling it may change, for a call that is not
+	// followed (inside a loop's effects, recursion, an exhausted budget).
+	effects effects
 }
 
 // effects is what a piece of script may do to variables: the names it may
@@ -48,7 +83,8 @@ func newWalker(src Source, depth int) *walker {
 		text:  src.Text,
 		loc:   locator{file: src.File, lines: lines, mapf: src.Map},
 		depth: depth,
-		funcs: map[string]effects{},
+		out:   &sink{budget: maxFollow},
+		funcs: map[string]*function{},
 	}
 }
 
@@ -58,10 +94,18 @@ func (w *walker) off(p syntax.Pos) int {
 }
 
 func (w *walker) errorf(start, end int, format string, args ...any) {
-	w.errs = append(w.errs, diag.Errorf(w.loc.span(start, end), format, args...))
+	w.out.errs = append(w.out.errs, diag.Errorf(w.loc.span(start, end), format, args...))
 }
 
+// run walks the text from the start, in the environment of Source.
 func (w *walker) run() {
+	st := newVars(w.src.Env)
+	st.setParams(w.src.Params)
+	w.runWith(st)
+}
+
+// runWith walks the text with the variables st, which it updates.
+func (w *walker) runWith(st *vars) {
 	defer func() {
 		// The parser and the walk are meant never to panic; if one does,
 		// the input is reported rather than crashing the run.
@@ -69,8 +113,6 @@ func (w *walker) run() {
 			w.errorf(w.at, w.at+1, "internal error while reading the shell text: %v", r)
 		}
 	}()
-	st := newVars(w.src.Env)
-	st.setParams(w.src.Params)
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	failed := false
 	// The loop never breaks: StmtsSeq may yield the final error again after
@@ -89,7 +131,10 @@ func (w *walker) run() {
 
 func (w *walker) parseError(err error) {
 	prefix := ""
-	if w.depth > 0 {
+	switch {
+	case w.ev != nil:
+		prefix = "in the string eval runs: "
+	case w.depth > 0:
 		prefix = "in the script of sh -c: "
 	}
 	var perr syntax.ParseError
@@ -166,17 +211,13 @@ func (w *walker) command(cmd syntax.Command, st *vars) {
 		}
 		*st = *merge(outcomes...)
 	case *syntax.FuncDecl:
-		// A function's commands are listed where it is defined, walked
-		// with the variables of that point: kvlint does not follow calls.
-		// What the body assigns becomes unknown wherever it is called.
+		// Defining a function runs nothing: its body is walked at each
+		// call (call.go), with that call's arguments as $1, $2, ...
 		if c.Name != nil {
 			e := w.effects(c.Body)
 			e.params = false // a function's shift and set -- act on its own arguments
-			w.funcs[c.Name.Value] = e
+			w.funcs[c.Name.Value] = &function{decl: c, w: w, effects: e}
 		}
-		body := st.clone()
-		body.params, body.paramsKnown = nil, false
-		w.stmt(c.Body, body)
 	case *syntax.DeclClause:
 		w.decl(c, st)
 	case *syntax.ArithmCmd, *syntax.LetClause:
@@ -294,8 +335,8 @@ func (w *walker) builtinEffects(words []string, e *effects) {
 		}
 	default:
 		if f, ok := w.funcs[words[0]]; ok {
-			e.all = e.all || f.all
-			for name := range f.names {
+			e.all = e.all || f.effects.all
+			for name := range f.effects.names {
 				e.names[name] = true
 			}
 		}

@@ -12,8 +12,13 @@ import (
 
 // field is one word after expansion, with where each of its bytes came from.
 type field struct {
-	raw    []byte
-	at     []int // offset in the text of each byte of raw
+	raw []byte
+	at  []int // offset in the text of each byte of raw
+	// src is, for each byte of raw, the offset in the root text (see
+	// walker.root) where that very character was written, or -1: a byte
+	// an escape or a positional parameter produced. Unlike at, a byte a
+	// $variable produced has the offset of the byte in its assignment.
+	src    []int
 	known  bool
 	origin deploy.Origin
 	// start and end bound the source of the word parts the field came from
@@ -53,6 +58,9 @@ func (w *walker) expandFields(word *syntax.Word, st *vars) []field {
 	if fs, ok := w.wholeParams(word, st); ok {
 		return fs
 	}
+	if fs, ok := w.wholeArray(word, st); ok {
+		return fs
+	}
 	x := w.newExpander(st, true)
 	x.word(word)
 	fields := x.finish()
@@ -76,17 +84,39 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 		part, quoted = q.Parts[0], true
 	}
 	p, ok := part.(*syntax.ParamExp)
-	if !ok || p.Param == nil || p.Exp != nil || p.Length || p.Excl || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+	if !ok || p.Param == nil || p.Exp != nil || p.Length || p.Excl || p.Index != nil || p.Repl != nil || p.Names != 0 {
+		return nil, false
+	}
+	if p.Slice != nil && p.Param.Value != "@" {
 		return nil, false
 	}
 	var values []deploy.Value
 	switch name := p.Param.Value; {
+	case p.Slice != nil:
+		// ${@:offset[:length]} (bash manual, 3.5.3): the parameters from
+		// $offset on; offset 0 starts at $0.
+		x := w.newExpander(st, false)
+		off, ok := x.arith(p.Slice.Offset)
+		if !ok || off < 0 || int(off) > len(st.params) {
+			return nil, false
+		}
+		values = st.params[off:]
+		if p.Slice.Length != nil {
+			n, ok := x.arith(p.Slice.Length)
+			if !ok || n < 0 {
+				return nil, false
+			}
+			values = values[:min(int(n), len(values))]
+		}
+		if off == 0 && len(values) > 0 && !values[0].Known {
+			return nil, false // an unknown $0
+		}
 	case name == "@" || name == "*" && !quoted:
 		values = st.params[1:]
 	case isDigits(name):
 		n, err := strconv.Atoi(name)
-		if err != nil || n >= len(st.params) {
-			return nil, false
+		if err != nil || n >= len(st.params) || !st.params[n].Known {
+			return nil, false // unset, or an unknown $0: expanded as written
 		}
 		values = st.params[n : n+1]
 	default:
@@ -107,10 +137,11 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 	for i, v := range values {
 		v := v
 		at := make([]int, len(v.Raw))
+		src := make([]int, len(v.Raw))
 		for j := range at {
-			at[j] = s
+			at[j], src[j] = s, -1
 		}
-		out[i] = field{raw: []byte(v.Raw), at: at, known: v.Known, param: &v}
+		out[i] = field{raw: []byte(v.Raw), at: at, src: src, known: v.Known, param: &v}
 	}
 	return out, true
 }
@@ -192,9 +223,9 @@ func (x *expander) part(part syntax.WordPart, quoted bool) {
 			x.unknown(s, e)
 			x.cur.origin = append(x.cur.origin, r.origin...)
 		case quoted || !x.split:
-			x.value(r.val, s, e, r.origin, quoted)
+			x.value(r.val, r.src, s, e, r.origin, quoted)
 		default:
-			x.splitValue(r.val, s, e, r.origin, r.quotes)
+			x.splitValue(r.val, r.src, s, e, r.origin, r.quotes)
 		}
 	case *syntax.ArithmExp:
 		s, e := w.off(p.Pos()), w.off(p.End())
@@ -203,7 +234,7 @@ func (x *expander) part(part syntax.WordPart, quoted bool) {
 			x.unknown(s, e)
 			return
 		}
-		x.value(strconv.FormatInt(n, 10), s, e, nil, true)
+		x.value(strconv.FormatInt(n, 10), nil, s, e, nil, true)
 	default:
 		// $(...), `...`, <(...), extended globs: output kvlint cannot know.
 		x.unknown(w.off(part.Pos()), w.off(part.End()))
@@ -264,15 +295,21 @@ func (x *expander) tilde(lit *syntax.Lit) bool {
 		// ~user, ~+, ~- or an unknown HOME.
 		x.unknown(s, j)
 	} else {
-		x.value(home.val.Raw, s, j, originOf(home), true)
+		x.value(home.val.Raw, nil, s, j, originOf(home), true)
 	}
 	x.lit(j, e, false)
 	return true
 }
 
-func (x *expander) add(b byte, at int) {
+// add appends a byte written at text[at].
+func (x *expander) add(b byte, at int) { x.addSrc(b, at, x.w.srcOf(at)) }
+
+// addSrc appends a byte placed at text[at] whose character was written at
+// src of the root text (-1: nowhere exactly).
+func (x *expander) addSrc(b byte, at, src int) {
 	x.cur.raw = append(x.cur.raw, b)
 	x.cur.at = append(x.cur.at, at)
+	x.cur.src = append(x.cur.src, src)
 	x.touch()
 }
 
@@ -297,21 +334,22 @@ func (x *expander) unknown(s, e int) {
 }
 
 // value appends the known value of an expansion written at text[s:e]. Its
-// bytes are placed on the expansion's own bytes, clamped to its end.
-func (x *expander) value(v string, s, e int, origin deploy.Origin, quoted bool) {
+// bytes are placed on the expansion's own bytes, clamped to its end; src,
+// when it has one entry per byte, says where each was written.
+func (x *expander) value(v string, src []int, s, e int, origin deploy.Origin, quoted bool) {
 	if quoted || v != "" {
 		x.open = true
 		x.touch()
 	}
 	for i := 0; i < len(v); i++ {
-		x.add(v[i], min(s+i, e-1))
+		x.addSrc(v[i], min(s+i, e-1), srcAt(src, i, len(v)))
 	}
 	x.cur.origin = append(x.cur.origin, origin...)
 }
 
 // splitValue appends an unquoted known expansion: bash splits it into fields
 // at IFS characters and treats pattern characters in it as globs.
-func (x *expander) splitValue(v string, s, e int, origin deploy.Origin, quotes bool) {
+func (x *expander) splitValue(v string, src []int, s, e int, origin deploy.Origin, quotes bool) {
 	ifs, ok := x.st.lookup("IFS")
 	if ok && !ifs.unset && ifs.val.Raw != " \t\n" || !ok && x.st.hasEntry("IFS") || quotes && containsIFS(v) {
 		// A changed IFS (unset IFS splits as the default does; bash never
@@ -330,7 +368,7 @@ func (x *expander) splitValue(v string, s, e int, origin deploy.Origin, quotes b
 		}
 		x.pattern(c)
 		x.open = true
-		x.add(c, min(s+i, e-1))
+		x.addSrc(c, min(s+i, e-1), srcAt(src, i, len(v)))
 		x.cur.origin = append(x.cur.origin, origin...)
 	}
 }
@@ -360,6 +398,14 @@ func containsIFS(v string) bool {
 func (st *vars) hasEntry(name string) bool {
 	_, ok := st.m[name]
 	return ok
+}
+
+// srcAt is src[i] when src describes a value of n bytes, else -1.
+func srcAt(src []int, i, n int) int {
+	if len(src) != n {
+		return -1
+	}
+	return src[i]
 }
 
 func (x *expander) endField() {
@@ -407,6 +453,7 @@ func originOf(v variable) deploy.Origin {
 // paramResult is the outcome of one parameter expansion.
 type paramResult struct {
 	val    string
+	src    []int // where each byte of val was written, when known
 	known  bool
 	origin deploy.Origin
 	quotes bool // the value came from a default word with quotes in it
@@ -416,6 +463,9 @@ type paramResult struct {
 // follows from what is known. Positional and special parameters, arrays,
 // indirection, pattern removal, substrings and case changes are unknown.
 func (x *expander) param(p *syntax.ParamExp) paramResult {
+	if p.Param != nil && p.Index != nil {
+		return x.arrayParam(p)
+	}
 	if p.Param == nil || p.Excl || p.Width || p.IsSet || p.Index != nil || p.Slice != nil ||
 		p.Repl != nil || p.Names != 0 || p.Flags != nil || len(p.Modifiers) > 0 || p.NestedParam != nil {
 		return paramResult{}
@@ -447,7 +497,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		}
 		return paramResult{val: strconv.Itoa(utf8.RuneCountInString(v.val.Raw)), known: true, origin: originOf(v)}
 	}
-	self := paramResult{val: v.val.Raw, known: true, origin: originOf(v)}
+	self := paramResult{val: v.val.Raw, known: true, origin: originOf(v), src: x.w.varSrc(v)}
 	if v.unset {
 		self = paramResult{known: true}
 	}
@@ -461,7 +511,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 	}
 	word := func() paramResult {
 		f, quotes := x.w.expandString(p.Exp.Word, x.st)
-		return paramResult{val: string(f.raw), known: f.known, origin: f.origin, quotes: quotes}
+		return paramResult{val: string(f.raw), known: f.known, origin: f.origin, quotes: quotes, src: f.src}
 	}
 	switch p.Exp.Op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
@@ -480,6 +530,7 @@ func (x *expander) param(p *syntax.ParamExp) paramResult {
 		s, e := x.w.wordRange(p.Exp.Word, p)
 		val := deploy.Value{Raw: r.val, Known: r.known, Span: x.w.loc.span(s, e), Origin: r.origin}
 		x.st.set(name, val)
+		x.st.setSrc(name, r.src, x.w.root())
 		return r
 	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 		if null {
