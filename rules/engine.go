@@ -200,8 +200,9 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 
 // finding turns one deny object into a finding, resolving what it points at
 // into a span: "issue" → that flag issue as written, "at": "image" → the
-// container image, "arg" → the value of that flag, neither (or an absent
-// flag or image) → the launch command.
+// container image, "at": "model" → the model as written (vllm serve's
+// positional model is no flag "arg" can name), "arg" → the value of that
+// flag, neither (or an absent flag, image or model) → the launch command.
 func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Diagnostic, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
@@ -238,10 +239,17 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Di
 		f.Arg = srv.FlagIssues[k].Flag
 		return f, nil
 	}
-	if at, _ := obj["at"].(string); at == "image" {
+	switch at, _ := obj["at"].(string); at {
+	case "image":
 		if !srv.Image.Span.IsZero() {
 			f.Span = srv.Image.Span
 			f.Origin = srv.Image.Origin
+		}
+		return f, nil
+	case "model":
+		if !srv.Model.Span.IsZero() {
+			f.Span = srv.Model.Span
+			f.Origin = srv.Model.Origin
 		}
 		return f, nil
 	}

@@ -204,6 +204,19 @@ func TestEvaluateResolvesSpans(t *testing.T) {
 				}},
 			rule: "KV402", want: issueSpan,
 		},
+		{
+			name: "at model resolves to vllm serve's positional model",
+			srv: &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm"),
+				Model: arg(f, 4, 12, "/models/private")},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"gpu", "model"}},
+			rule: "KV105", want: span(f, 4, 12, "/models/private"),
+		},
+		{
+			name: "at model without a model resolves to the launch command",
+			srv:  &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm")},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"model"}},
+			rule: "KV105", want: span(f, 4, 1, "vllm"),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
