@@ -37,7 +37,7 @@ type Rule struct {
 	Description string   `json:"description"`
 	Remediation string   `json:"remediation"`
 	References  []string `json:"references,omitempty"`
-	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x)
+	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x, kvlint.coverage.<name> for KV5xx)
 	// File is the policy file of a custom rule (--policy); "" for kvlint's own.
 	File string `json:"file,omitempty"`
 }
@@ -51,6 +51,10 @@ type Engine struct {
 	// The rules about suppressions (KV00x), judged by EvaluateSuppressions.
 	suppressionByName map[string]*Rule
 	suppressionQuery  rego.PreparedEvalQuery
+	// The rules about what kvlint could not see (KV5xx), judged by
+	// EvaluateCoverage.
+	coverageByName map[string]*Rule
+	coverageQuery  rego.PreparedEvalQuery
 	timeout           time.Duration // bounds each evaluation
 }
 
@@ -60,6 +64,9 @@ const denyQuery = "data.kvlint.rules[pkg].deny[finding]"
 
 // suppressionQuery collects the deny sets of the rules about suppressions.
 const suppressionQuery = "data.kvlint.suppressions[pkg].deny[finding]"
+
+// coverageQuery collects the deny sets of the rules about coverage.
+const coverageQuery = "data.kvlint.coverage[pkg].deny[finding]"
 
 // New parses and compiles the embedded policies, and the custom policies of
 // opts (at most one Options; none means the built-in policies only), and
@@ -78,7 +85,7 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{byName: map[string]*Rule{}, suppressionByName: map[string]*Rule{}, timeout: opt.timeout()}
+	e := &Engine{byName: map[string]*Rule{}, suppressionByName: map[string]*Rule{}, coverageByName: map[string]*Rule{}, timeout: opt.timeout()}
 	ids := map[string]string{}
 	for _, file := range set.ruleFiles() {
 		r, err := ruleFromModule(file, set.modules[file])
@@ -107,6 +114,8 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 		r := &e.rules[i]
 		if name, ok := strings.CutPrefix(r.Package, suppressionPackagePrefix); ok {
 			e.suppressionByName[name] = r
+		} else if name, ok := strings.CutPrefix(r.Package, coveragePackagePrefix); ok {
+			e.coverageByName[name] = r
 		} else {
 			e.byName[strings.TrimPrefix(r.Package, rulePackagePrefix)] = r
 		}
@@ -126,6 +135,9 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 		return nil, err
 	}
 	if e.suppressionQuery, err = prepare(ctx, compiler, suppressionQuery); err != nil {
+		return nil, err
+	}
+	if e.coverageQuery, err = prepare(ctx, compiler, coverageQuery); err != nil {
 		return nil, err
 	}
 	return e, nil
