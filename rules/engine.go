@@ -55,7 +55,7 @@ type Engine struct {
 	// EvaluateCoverage.
 	coverageByName map[string]*Rule
 	coverageQuery  rego.PreparedEvalQuery
-	timeout           time.Duration // bounds each evaluation
+	timeout        time.Duration // bounds each evaluation
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
