@@ -28,8 +28,34 @@ type Result struct {
 	// Files holds the text of every file the run read, for the reporters
 	// to quote; a span whose file is not in it is quoted nowhere.
 	Files *source.Set
+	// Unlaunched are the places files name an engine (a launch module, a
+	// serve subcommand, an engine image) where the run recognised no
+	// launch, in file order: each has a KV501 note among the Findings.
+	Unlaunched []EngineMention
 	// ExpectedConcurrency is the number of concurrent requests the run's
 	// configuration declares (.kvlint.yaml expected_concurrency); 0 when it
 	// declares none.
 	ExpectedConcurrency int
+}
+
+// EngineMention is a place a file names an engine in a file that yielded
+// no server.
+type EngineMention struct {
+	Span deploy.Span
+	// Kind is module, command or image; Named is what was seen
+	// ("sglang.launch_server", "vllm serve", "lmsysorg/sglang:latest").
+	Kind  string
+	Named string
+}
+
+// UnlaunchedFiles is how many files name an engine without a recognised
+// launch.
+func (r *Result) UnlaunchedFiles() int {
+	n := 0
+	for i, m := range r.Unlaunched {
+		if i == 0 || m.Span.File != r.Unlaunched[i-1].Span.File {
+			n++
+		}
+	}
+	return n
 }

@@ -77,6 +77,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
+	res.Unlaunched = unlaunched(parsed.Unlaunched)
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
@@ -103,12 +104,40 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	if err != nil {
 		return nil, err
 	}
-	res.Findings = findings
+	coverage, err := engine.EvaluateCoverage(ctx, mentionFacts(parsed.Unlaunched))
+	if err != nil {
+		return nil, err
+	}
+	res.Findings = append(findings, coverage...)
 	if err := suppressFindings(ctx, engine, res, files, cfg, opt); err != nil {
 		return nil, err
 	}
 	sortErrors(res.Errors)
 	return res, nil
+}
+
+// unlaunched is what the result keeps of the places files name an engine
+// without a launch: where, and what was seen.
+func unlaunched(us []parsers.Unlaunched) []analysis.EngineMention {
+	out := make([]analysis.EngineMention, len(us))
+	for i, u := range us {
+		out[i] = analysis.EngineMention{Span: u.Span, Kind: string(u.Mention.Kind), Named: u.Mention.Text}
+	}
+	return out
+}
+
+// mentionFacts are the facts the coverage rules (KV5xx) judge.
+func mentionFacts(us []parsers.Unlaunched) []rules.MentionFact {
+	facts := make([]rules.MentionFact, len(us))
+	for i, u := range us {
+		m := u.Mention
+		facts[i] = rules.MentionFact{
+			Kind: string(m.Kind), Text: m.Text, Engine: string(m.Engine), Quoted: u.Quoted,
+			ImageKnown: m.ImageKnown, ImageEntrypoint: m.ImageKnown && len(m.Image.Entrypoint)+len(m.Image.Cmd) > 0,
+			Span: u.Span,
+		}
+	}
+	return facts
 }
 
 func sortErrors(errs []*diag.Diagnostic) {

@@ -206,18 +206,17 @@ func inChartTemplates(p string) bool {
 	}
 }
 
-// unsupportedIfEngine keeps a file kvlint cannot analyse yet when it mentions
-// an engine it would check: reporting it is better than a clean run that never
+// unsupportedIfEngine keeps a file kvlint cannot analyse yet when it names
+// an engine as a launch would (firstMention, the test every "names an
+// engine" report uses): reporting it is better than a clean run that never
 // looked.
-func unsupportedIfEngine(p string) (Match, error) {
+func unsupportedIfEngine(p string, syntax source.Syntax) (Match, error) {
 	data, err := readBounded(p)
 	if err != nil {
 		return NoMatch, err
 	}
-	for _, w := range [][]byte{[]byte("sglang"), []byte("vllm")} {
-		if bytes.Contains(bytes.ToLower(data), w) {
-			return Matched, nil
-		}
+	if _, ok := firstMention(source.NewFile(p, data, syntax)); ok {
+		return Matched, nil
 	}
 	return Declined, nil
 }

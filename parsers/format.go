@@ -200,7 +200,7 @@ func (templateFormat) Kind() Kind            { return KindUnsupported }
 func (templateFormat) Syntax() source.Syntax { return source.SyntaxYAML }
 func (templateFormat) Detect(c *Candidate) (Match, error) {
 	if (isYAML(c) || c.Ext == ".tpl") && inChartTemplates(c.Path) {
-		return unsupportedIfEngine(c.Path)
+		return unsupportedIfEngine(c.Path, source.SyntaxYAML)
 	}
 	return NoMatch, nil
 }

@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,24 +65,18 @@ func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*diag.Diagno
 	return p.Servers, p.Errors
 }
 
-// unsupported reports a Helm template or Terraform file that mentions an
-// engine, at the first mention, so the user sees what was not analysed.
+// unsupported reports a Helm template or Terraform file that names an
+// engine, at the first place it does (firstMention), so the user sees what
+// was not analysed.
 func unsupported(f *source.File) *diag.Diagnostic {
-	name, data := f.Name, f.Data
+	name := f.Name
 	what := "Terraform is not analysed yet"
 	if !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars") {
 		what = "Helm chart templates are not rendered yet"
 	}
 	span := deploy.Span{File: name}
-	lower := bytes.ToLower(data)
-	at, width := -1, 0
-	for _, w := range []string{"sglang", "vllm"} {
-		if i := bytes.Index(lower, []byte(w)); i >= 0 && (at < 0 || i < at) {
-			at, width = i, len(w)
-		}
-	}
-	if at >= 0 {
-		span = f.Index(source.LF).Span(name, at, at+width)
+	if m, ok := firstMention(f); ok {
+		span = f.Index(source.LF).Span(name, m.Start, m.End)
 	}
 	return &diag.Diagnostic{Span: span, Message: what + ": the server this file defines was not checked"}
 }

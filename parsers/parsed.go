@@ -18,6 +18,9 @@ type Parsed struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
 	Errors   []*diag.Diagnostic
+	// Unlaunched are the places a file names an engine when the file
+	// yielded no server and no error (unlaunchedIn), in file order.
+	Unlaunched []Unlaunched
 	// Files holds the text of every file the parse read: the discovered
 	// files, the files their command lines name, a chart's files and
 	// values files, a module's files. Spans point into them; a span whose
@@ -61,8 +64,14 @@ func parseAllWith(f File, opt Options) Parsed {
 	in.Source = src
 	in.Read = ReadBeside(f.Path, opt.Files)
 	p := format.Parse(in)
+	if len(p.Servers) == 0 && len(p.Errors) == 0 {
+		// The file is about to pass as clean: if it names an engine, say
+		// so, and keep its text for the note's excerpt. Only files without
+		// a server are scanned, with the bytes already in hand.
+		p.Unlaunched = unlaunchedIn(src, opt.Images)
+	}
 	if !held {
-		if len(p.Servers) > 0 || len(p.Errors) > 0 || bytes.Contains(src.Data, []byte(DirectiveMarker)) {
+		if len(p.Servers) > 0 || len(p.Errors) > 0 || len(p.Unlaunched) > 0 || bytes.Contains(src.Data, []byte(DirectiveMarker)) {
 			opt.Files.Add(src).ReleaseIndexes()
 		} else {
 			opt.Files.Pass(f.Path)
@@ -98,6 +107,7 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 		all.Servers = append(all.Servers, p.Servers...)
 		all.Services = append(all.Services, p.Services...)
 		all.Errors = append(all.Errors, p.Errors...)
+		all.Unlaunched = append(all.Unlaunched, p.Unlaunched...)
 	}
 	return all
 }

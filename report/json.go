@@ -84,7 +84,9 @@ type jsonError struct {
 // report of a large repository never holds a second copy of the result.
 // Its members: findings, servers, errors, suppressed (the findings a
 // suppression or the baseline silenced: not in findings, not counted by the
-// exit code) and deployments (which group the servers, by index).
+// exit code), deployments (which group the servers, by index) and
+// unlaunched (the places files name an engine where no launch was
+// recognised; empty when there are none, like every other member).
 func CheckJSON(w io.Writer, res *analysis.Result) error {
 	var active, suppressed []int // indexes into res.Findings
 	for i, f := range res.Findings {
@@ -101,7 +103,23 @@ func CheckJSON(w io.Writer, res *analysis.Result) error {
 		{"errors", len(res.Errors), func(i int) any { return errorJSON(res.Errors[i]) }},
 		{"suppressed", len(suppressed), func(i int) any { return findingJSON(res, res.Findings[suppressed[i]]) }},
 		{"deployments", len(deployments), func(i int) any { return deployments[i] }},
+		{"unlaunched", len(res.Unlaunched), func(i int) any { return unlaunchedJSON(res.Unlaunched[i]) }},
 	})
+}
+
+// jsonUnlaunched is a place a file names an engine where kvlint found no
+// launch (its KV501 note is among the findings); the files it names are
+// the summary's "files mention an engine without a recognised launch".
+type jsonUnlaunched struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Kind   string `json:"kind"`  // module, command, image
+	Named  string `json:"named"` // what was seen
+}
+
+func unlaunchedJSON(m analysis.EngineMention) jsonUnlaunched {
+	return jsonUnlaunched{File: m.Span.File, Line: m.Span.Line, Column: m.Span.Col, Kind: m.Kind, Named: m.Named}
 }
 
 func findingJSON(res *analysis.Result, f diag.Diagnostic) jsonFinding {

@@ -79,7 +79,7 @@ func RuleMarkdown(w io.Writer, r rules.Rule) error {
 			fmt.Fprintf(w, "- <%s>\n", ref)
 		}
 	}
-	if !strings.HasPrefix(r.Package, "kvlint.rules.") {
+	if strings.HasPrefix(r.Package, "kvlint.suppressions.") {
 		return nil // the suppression rules (KV00x) are not themselves silenced
 	}
 	_, err := fmt.Fprintf(w, "\n## Silencing it\n\n"+

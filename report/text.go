@@ -68,6 +68,12 @@ func summary(res *analysis.Result) string {
 	if len(res.Errors) > 0 {
 		line += ", " + plural(len(res.Errors), "error")
 	}
+	switch k := res.UnlaunchedFiles(); {
+	case k == 1:
+		line += ", 1 file mentions an engine without a recognised launch"
+	case k > 1:
+		line += fmt.Sprintf(", %d files mention an engine without a recognised launch", k)
+	}
 	return line
 }
 

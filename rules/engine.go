@@ -37,7 +37,7 @@ type Rule struct {
 	Description string   `json:"description"`
 	Remediation string   `json:"remediation"`
 	References  []string `json:"references,omitempty"`
-	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x)
+	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x, kvlint.coverage.<name> for KV5xx)
 	// File is the policy file of a custom rule (--policy); "" for kvlint's own.
 	File string `json:"file,omitempty"`
 }
@@ -51,7 +51,11 @@ type Engine struct {
 	// The rules about suppressions (KV00x), judged by EvaluateSuppressions.
 	suppressionByName map[string]*Rule
 	suppressionQuery  rego.PreparedEvalQuery
-	timeout           time.Duration // bounds each evaluation
+	// The rules about what kvlint could not see (KV5xx), judged by
+	// EvaluateCoverage.
+	coverageByName map[string]*Rule
+	coverageQuery  rego.PreparedEvalQuery
+	timeout        time.Duration // bounds each evaluation
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
@@ -60,6 +64,9 @@ const denyQuery = "data.kvlint.rules[pkg].deny[finding]"
 
 // suppressionQuery collects the deny sets of the rules about suppressions.
 const suppressionQuery = "data.kvlint.suppressions[pkg].deny[finding]"
+
+// coverageQuery collects the deny sets of the rules about coverage.
+const coverageQuery = "data.kvlint.coverage[pkg].deny[finding]"
 
 // New parses and compiles the embedded policies, and the custom policies of
 // opts (at most one Options; none means the built-in policies only), and
@@ -78,7 +85,7 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{byName: map[string]*Rule{}, suppressionByName: map[string]*Rule{}, timeout: opt.timeout()}
+	e := &Engine{byName: map[string]*Rule{}, suppressionByName: map[string]*Rule{}, coverageByName: map[string]*Rule{}, timeout: opt.timeout()}
 	ids := map[string]string{}
 	for _, file := range set.ruleFiles() {
 		r, err := ruleFromModule(file, set.modules[file])
@@ -107,6 +114,8 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 		r := &e.rules[i]
 		if name, ok := strings.CutPrefix(r.Package, suppressionPackagePrefix); ok {
 			e.suppressionByName[name] = r
+		} else if name, ok := strings.CutPrefix(r.Package, coveragePackagePrefix); ok {
+			e.coverageByName[name] = r
 		} else {
 			e.byName[strings.TrimPrefix(r.Package, rulePackagePrefix)] = r
 		}
@@ -126,6 +135,9 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 		return nil, err
 	}
 	if e.suppressionQuery, err = prepare(ctx, compiler, suppressionQuery); err != nil {
+		return nil, err
+	}
+	if e.coverageQuery, err = prepare(ctx, compiler, coverageQuery); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -200,8 +212,9 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 
 // finding turns one deny object into a finding, resolving what it points at
 // into a span: "issue" → that flag issue as written, "at": "image" → the
-// container image, "arg" → the value of that flag, neither (or an absent
-// flag or image) → the launch command.
+// container image, "at": "model" → the model as written (vllm serve's
+// positional model is no flag "arg" can name), "arg" → the value of that
+// flag, neither (or an absent flag, image or model) → the launch command.
 func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Diagnostic, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
@@ -238,10 +251,17 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Di
 		f.Arg = srv.FlagIssues[k].Flag
 		return f, nil
 	}
-	if at, _ := obj["at"].(string); at == "image" {
+	switch at, _ := obj["at"].(string); at {
+	case "image":
 		if !srv.Image.Span.IsZero() {
 			f.Span = srv.Image.Span
 			f.Origin = srv.Image.Origin
+		}
+		return f, nil
+	case "model":
+		if !srv.Model.Span.IsZero() {
+			f.Span = srv.Model.Span
+			f.Origin = srv.Model.Origin
 		}
 		return f, nil
 	}

@@ -97,7 +97,8 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 				t.Errorf("%s: reference %q is not an https link", r.ID, ref)
 			}
 		}
-		if !strings.HasPrefix(r.Package, rulePackagePrefix) && !strings.HasPrefix(r.Package, suppressionPackagePrefix) {
+		if !strings.HasPrefix(r.Package, rulePackagePrefix) && !strings.HasPrefix(r.Package, suppressionPackagePrefix) &&
+			!strings.HasPrefix(r.Package, coveragePackagePrefix) {
 			t.Errorf("%s: package %s", r.ID, r.Package)
 		}
 		if got, ok := e.Rule(r.ID); !ok || got.ID != r.ID {
@@ -107,7 +108,8 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105", "KV106",
 		"KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209", "KV210",
 		"KV301", "KV302", "KV303", "KV304",
-		"KV401", "KV402", "KV403", "KV404", "KV405"}
+		"KV401", "KV402", "KV403", "KV404", "KV405",
+		"KV501"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("rules %v, want %v (sorted by ID)", ids, want)
 	}
@@ -126,6 +128,7 @@ func TestRuleSeverities(t *testing.T) {
 		"KV206": "high", "KV207": "high", "KV208": "medium", "KV209": "high", "KV210": "high",
 		"KV301": "high", "KV302": "high", "KV303": "high", "KV304": "high",
 		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high",
+		"KV501": "info",
 	}
 	for _, r := range engine(t).Rules() {
 		if r.Severity != want[r.ID] {
@@ -203,6 +206,19 @@ func TestEvaluateResolvesSpans(t *testing.T) {
 					{Kind: deploy.FlagAbbreviated, Flag: "--tp-size", Written: "--tp", Span: issueSpan},
 				}},
 			rule: "KV402", want: issueSpan,
+		},
+		{
+			name: "at model resolves to vllm serve's positional model",
+			srv: &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm"),
+				Model: arg(f, 4, 12, "/models/private")},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"gpu", "model"}},
+			rule: "KV105", want: span(f, 4, 12, "/models/private"),
+		},
+		{
+			name: "at model without a model resolves to the launch command",
+			srv:  &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm")},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"model"}},
+			rule: "KV105", want: span(f, 4, 1, "vllm"),
 		},
 	}
 	for _, tt := range tests {

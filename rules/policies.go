@@ -27,11 +27,17 @@ const rulePackagePrefix = "kvlint.rules."
 // are evaluated by their own query (EvaluateSuppressions).
 const suppressionPackagePrefix = "kvlint.suppressions."
 
+// coveragePackagePrefix is where the rules about what kvlint could not see
+// live (KV5xx): they judge the places files name an engine where no launch
+// was recognised, through EvaluateCoverage.
+const coveragePackagePrefix = "kvlint.coverage."
+
 // libDir holds helper packages that are not rules; suppressionDir holds the
 // rules about suppressions.
 const (
 	libDir         = "policies/lib"
 	suppressionDir = "policies/suppressions"
+	coverageDir    = "policies/coverage"
 )
 
 var ruleIDPattern = regexp.MustCompile(`^KV[0-9]{3}$`)
@@ -92,13 +98,17 @@ func (s *policySet) ruleFiles() []string {
 
 // ruleFromModule reads a built-in rule's METADATA and checks the layout
 // conventions: the package is kvlint.rules.<file name> (kvlint.suppressions.<file
-// name> under policies/suppressions), the metadata names an ID (KV and three
+// name> under policies/suppressions, kvlint.coverage.<file name> under
+// policies/coverage), the metadata names an ID (KV and three
 // digits), a severity, a title, a description and a remediation, and the
 // module defines deny.
 func ruleFromModule(file string, mod *ast.Module) (Rule, error) {
 	prefix := rulePackagePrefix
-	if strings.HasPrefix(file, suppressionDir+"/") {
+	switch {
+	case strings.HasPrefix(file, suppressionDir+"/"):
 		prefix = suppressionPackagePrefix
+	case strings.HasPrefix(file, coverageDir+"/"):
+		prefix = coveragePackagePrefix
 	}
 	r, err := readRule(file, mod, prefix)
 	if err != nil {

@@ -57,7 +57,7 @@ func securitySeverity(s diag.Severity) string {
 }
 
 // family tags a rule by the hundred its ID is in: the areas of
-// rules/policies/ (capacity, disaggregation, isolation, flags, suppressions).
+// rules/policies/ (capacity, disaggregation, isolation, flags, suppressions, coverage).
 func family(id string) string {
 	switch {
 	case strings.HasPrefix(id, "KV0"):
@@ -70,6 +70,8 @@ func family(id string) string {
 		return "tenant-isolation"
 	case strings.HasPrefix(id, "KV4"):
 		return "engine-flags"
+	case strings.HasPrefix(id, "KV5"):
+		return "coverage"
 	}
 	return ""
 }

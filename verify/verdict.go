@@ -123,6 +123,8 @@ func notMeasured(rule string) string {
 		return rule + " compares prefill and decode configurations in a way the runtime does not model"
 	case strings.HasPrefix(rule, "KV0"):
 		return rule + " is about a suppression; the runtime has nothing to measure"
+	case strings.HasPrefix(rule, "KV5"):
+		return rule + " is about a launch kvlint could not see; there is no configuration to run"
 	}
 	return "the runtime has no measurement for " + rule
 }

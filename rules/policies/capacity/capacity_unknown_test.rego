@@ -63,3 +63,54 @@ test_quiet_for_the_router if {
 	srv := test.server({"engine": "sglang-router", "capacity": test.unknown_capacity})
 	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
 }
+
+vllm_server(overrides) := test.server(object.union(
+	{
+		"engine": "vllm",
+		"args": {},
+		"model": {"value": "/models/private", "known": true, "typed": null},
+		"gpu": null,
+		"capacity": object.union(test.unknown_capacity, {"engine": "vllm", "startup_error": ""}),
+	},
+	overrides,
+))
+
+test_fires_for_an_unsized_vllm_server_at_its_model if {
+	findings := capacity_unknown.deny with input as test.input_with([vllm_server({})])
+	findings == {{
+		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: the model \"/models/private\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/private\": <catalog id or path to its config.json>}); the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)",
+		"server": 0,
+		"at": "model",
+	}}
+}
+
+test_fires_for_a_vllm_server_without_a_model_at_its_command if {
+	srv := vllm_server({"model": null, "capacity": {"missing": ["model"]}})
+	findings := capacity_unknown.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: no model is named on the command line; name it (vllm serve MODEL) or map it in .kvlint.yaml models:",
+		"server": 0,
+	}}
+}
+
+test_fires_for_a_vllm_server_on_an_unknown_gpu_only if {
+	srv := vllm_server({"gpu": {"value": "B300", "known": true, "typed": null}, "capacity": {"missing": ["gpu"]}})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	endswith(f.msg, "the GPU \"B300\" is not in kvlint's catalog; set gpu: in .kvlint.yaml or pass kvlint --gpu with a catalog name (for example H100-80GB)")
+	not f.at
+}
+
+test_quiet_for_a_sized_vllm_server if {
+	srv := test.server({"engine": "vllm", "capacity": object.union(test.base_capacity, {"engine": "vllm"})})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_for_a_vllm_server_that_would_not_start if {
+	srv := vllm_server({"capacity": {"startup_error": "ValueError: To serve at least one request with the models's max seq len (131072) …"}})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_for_a_vllm_server_whose_override_proves_the_cache_too_small if {
+	srv := vllm_server({"capacity": {"pool_upper_bound": 8192, "context_length": 131072}})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}

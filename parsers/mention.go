@@ -1,0 +1,91 @@
+package parsers
+
+import (
+	"bytes"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/source"
+)
+
+// Unlaunched is a place in a file that names an engine (engine.Mention)
+// in a file that yielded no server: kvlint saw the engine and recognised
+// no launch, which the run reports rather than pass the file in silence.
+// It is computed from what the parse found, not from a list of the shapes
+// kvlint misses, so it stays right as shapes are added.
+type Unlaunched struct {
+	Span    deploy.Span
+	Mention engine.Mention
+	// Quoted is set when the mention sits inside a quoted string of a
+	// shell line (an echo, a variable's value, an eval'd string), which
+	// kvlint does not read as a command.
+	Quoted bool
+}
+
+// unlaunchedIn returns the places f names an engine, outside comments:
+// the first of each kind (module, command, image), which is enough to
+// tell the user what was seen without repeating it for every line.
+func unlaunchedIn(f *source.File, images *engine.ImageTable) []Unlaunched {
+	var out []Unlaunched
+	seen := map[engine.MentionKind]bool{}
+	engine.ScanMentions(f.Data, images, func(m engine.Mention) bool {
+		if seen[m.Kind] {
+			return true
+		}
+		comment, quoted := lineContext(f.Data, m.Start, f.Syntax)
+		if comment {
+			return true
+		}
+		seen[m.Kind] = true
+		out = append(out, Unlaunched{
+			Span:    f.Index(source.LF).Span(f.Name, m.Start, m.End),
+			Mention: m,
+			Quoted:  quoted && f.Syntax == source.SyntaxShell,
+		})
+		return len(seen) < 3
+	})
+	return out
+}
+
+// firstMention is the first place f names an engine outside comments.
+func firstMention(f *source.File) (engine.Mention, bool) {
+	var first engine.Mention
+	found := false
+	engine.ScanMentions(f.Data, nil, func(m engine.Mention) bool {
+		if c, _ := lineContext(f.Data, m.Start, f.Syntax); c {
+			return true
+		}
+		first, found = m, true
+		return false
+	})
+	return first, found
+}
+
+// lineContext reads the line up to offset at as the file's syntax would:
+// whether at is inside a comment ("#", or "//" in HCL, at the line's start
+// or after a blank and outside quotes) and whether it is inside a quoted
+// string. A mention in a comment is documentation, not a launch.
+func lineContext(data []byte, at int, syntax source.Syntax) (comment, quoted bool) {
+	ls := bytes.LastIndexByte(data[:at], '\n') + 1
+	var quote byte
+	for i := ls; i < at; i++ {
+		c := data[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '\\':
+			i++
+		case c == '#' || (syntax == source.SyntaxHCL && c == '/' && i+1 < at && data[i+1] == '/'):
+			if i == ls || data[i-1] == ' ' || data[i-1] == '\t' {
+				return true, false
+			}
+		}
+	}
+	return false, quote != 0
+}

@@ -1,0 +1,70 @@
+package parsers
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/source"
+)
+
+func TestUnlaunchedInSkipsCommentsAndKeepsOnePerKind(t *testing.T) {
+	text := "#!/bin/bash\n" +
+		"# vllm serve x (a comment)\n" +
+		"run() { \"$@\"; }  # python -m sglang.launch_server\n" +
+		"echo 'vllm serve x'\n" +
+		"echo 'vllm serve y'\n" +
+		"run python3 -m sglang.launch_server --tp 2\n"
+	got := unlaunchedIn(source.NewFile("s.sh", []byte(text), source.SyntaxShell), nil)
+	if len(got) != 2 {
+		t.Fatalf("unlaunched %+v, want the first serve command and the first module", got)
+	}
+	if m := got[0]; m.Mention.Kind != engine.MentionCommand || m.Span.Line != 4 || m.Span.Col != 7 || !m.Quoted {
+		t.Errorf("first %+v, want the quoted vllm serve at 4:7", m)
+	}
+	if m := got[1]; m.Mention.Kind != engine.MentionModule || m.Span.Line != 6 || m.Span.Col != 16 || m.Quoted {
+		t.Errorf("second %+v, want the module at 6:16, not quoted", m)
+	}
+}
+
+func TestLineContext(t *testing.T) {
+	tests := []struct {
+		line            string
+		syntax          source.Syntax
+		comment, quoted bool
+	}{
+		{"# X", source.SyntaxShell, true, false},
+		{"  # X", source.SyntaxYAML, true, false},
+		{"a # X", source.SyntaxShell, true, false},
+		{"a#X", source.SyntaxShell, false, false},
+		{`echo "# X`, source.SyntaxShell, false, true},
+		{`echo "a \" b X`, source.SyntaxShell, false, true},
+		{"a = 1 // X", source.SyntaxHCL, true, false},
+		{"a = 1 // X", source.SyntaxShell, false, false},
+	}
+	for _, tt := range tests {
+		data := []byte("first line\n" + tt.line)
+		comment, quoted := lineContext(data, len(data)-1, tt.syntax)
+		if comment != tt.comment || quoted != tt.quoted {
+			t.Errorf("%q: comment %v quoted %v, want %v %v", tt.line, comment, quoted, tt.comment, tt.quoted)
+		}
+	}
+}
+
+// A serverless file that names an engine is kept in the set (its note is
+// quoted); one that names none is let go.
+func TestParseKeepsFilesWithUnlaunchedMentions(t *testing.T) {
+	dir := t.TempDir()
+	named := filepath.Join(dir, "named.sh")
+	plain := filepath.Join(dir, "plain.sh")
+	os.WriteFile(named, []byte("#!/bin/sh\neval \"python -m vllm.entrypoints.openai.api_server $ARGS\"\n"), 0o644)
+	os.WriteFile(plain, []byte("#!/bin/sh\n# vllm serve x\necho hi\n"), 0o644)
+	p := ParseFileSetWith([]File{{Path: named, Kind: KindShell}, {Path: plain, Kind: KindShell}}, Options{})
+	if len(p.Servers) != 0 || len(p.Unlaunched) != 1 || p.Unlaunched[0].Span.File != named {
+		t.Fatalf("servers %d, unlaunched %+v: want one mention in named.sh", len(p.Servers), p.Unlaunched)
+	}
+	if p.Files.File(named) == nil || !p.Files.Passed(plain) {
+		t.Errorf("named.sh held %v, plain.sh passed %v: want held and passed", p.Files.File(named) != nil, p.Files.Passed(plain))
+	}
+}
