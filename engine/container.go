@@ -324,6 +324,9 @@ type ContainerCommand struct {
 	// Image is the table's row for the image when ImageKnown.
 	Image      Image
 	ImageKnown bool
+	// Entrypoint is what the image supplied to Argv (ImageLaunch); nil
+	// when the run's own --entrypoint and command say everything.
+	Entrypoint *deploy.ImageEntrypoint
 	// EngineArgsOnly is set for a docker/podman/nerdctl run of an image the
 	// table does not know, without --entrypoint, whose words after the
 	// image look like an engine server's flags (EngineArgs): the image's
@@ -351,7 +354,7 @@ func (r ContainerRun) Command(t *ImageTable) ContainerCommand {
 	}
 	switch {
 	case c.ImageKnown:
-		c.Argv = ContainerArgv(r.Image, c.Image, ep, cmd)
+		c.Argv, c.Entrypoint, _ = ImageLaunch(t, r.Image, ep, cmd)
 	case ep != nil:
 		// A given entrypoint replaces the image's and drops its CMD, so
 		// an image kvlint does not know changes nothing.

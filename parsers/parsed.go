@@ -109,7 +109,28 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 		all.Errors = append(all.Errors, p.Errors...)
 		all.Unlaunched = append(all.Unlaunched, p.Unlaunched...)
 	}
+	all.Unlaunched = withoutLaunches(all.Unlaunched, all.Servers)
 	return all
+}
+
+// withoutLaunches drops the mentions in files another file's parse found a
+// launch in: a script held in a ConfigMap is launched by the container that
+// mounts it, so its own file yields no server, yet it passes nothing by.
+func withoutLaunches(ms []Unlaunched, servers []*deploy.Server) []Unlaunched {
+	if len(ms) == 0 {
+		return ms
+	}
+	launched := map[string]bool{}
+	for _, s := range servers {
+		launched[s.Span.File] = true
+	}
+	kept := ms[:0]
+	for _, m := range ms {
+		if !launched[m.Span.File] {
+			kept = append(kept, m)
+		}
+	}
+	return kept
 }
 
 // collectConfigMaps reads the ConfigMaps of the run's Kubernetes files, so

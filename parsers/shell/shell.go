@@ -177,6 +177,11 @@ func Servers(src Source, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagno
 			// file, not on the command line.
 			s.Image = ct.Run.Image
 			s.GPUCount = ct.Run.GPUCount()
+			if ct.Command.Entrypoint != nil && s.Span == ct.Run.Image.Span {
+				// The image's entrypoint is this launch's program (a
+				// server of the container's sh -c script is not).
+				s.Entrypoint = ct.Command.Entrypoint
+			}
 		}
 		if gpu, count := srunGPUs(c.Words, s.Span); gpu.IsSet() || count.IsSet() {
 			s.GPU, s.GPUCount = gpu, count
