@@ -35,6 +35,7 @@ package makefile
 
 import (
 	"bytes"
+	"mvdan.cc/sh/v3/syntax"
 	"slices"
 	"strings"
 
@@ -113,13 +114,34 @@ func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) 
 			Map:    shell.ByteMapper(shell.NewLines(text), at, p.lines, nil),
 			Images: images,
 		}, read)
-		p.errs = append(p.errs, errs...)
+		if len(found) > 0 || namesEngine(text) {
+			// A recipe that names no engine launches none; its shell errors
+			// (often make's own syntax kvlint does not model) would fail the
+			// run over a line that cannot matter to it.
+			p.errs = append(p.errs, errs...)
+		}
 		for _, s := range found {
 			addOrigins(s, refs)
 		}
 		servers = append(servers, found...)
 	}
 	return servers, p.errs
+}
+
+// parsesAsCommand reports whether text parses as shell, as the body of the
+// $(…) command substitution the shell will take an unexpanded make
+// reference for ($(shell cat name) does; $(if $(X),--x) does not).
+func parsesAsCommand(text string) bool {
+	_, err := syntax.NewParser().Parse(strings.NewReader(text), "")
+	return err == nil
+}
+
+// namesEngine reports whether a recipe's text names an engine (an image
+// the run's table maps to one is named after it in every row kvlint holds,
+// or comes from a variable whose text names it).
+func namesEngine(text []byte) bool {
+	l := bytes.ToLower(text)
+	return bytes.Contains(l, []byte("sglang")) || bytes.Contains(l, []byte("vllm")) || bytes.Contains(l, []byte("dynamo"))
 }
 
 // exactWords places the bytes of each blank-separated run of the shell
@@ -598,6 +620,19 @@ func (p *parser) expandSrc(text []byte, at, src []int, depth int) ([]byte, []int
 			// automatic variable becomes $(X), which the shell cannot
 			// know either.
 			ref := text[i:end]
+			if n == '(' && !isVarName(name) && !parsesAsCommand(name) {
+				// A make function whose text is no shell command ($(if a,b),
+				// $(foreach …)) would not parse as the command substitution
+				// the shell takes it for: one unknown word stands for it,
+				// spanning the whole reference.
+				ref = []byte("$(:)")
+				clamp = func(k int) int {
+					if k == len(ref)-1 {
+						return e - 1
+					}
+					return min(s+k, e-1)
+				}
+			}
 			if n != '(' && n != '{' {
 				switch n {
 				case '<', '|', '(', ')', ';', '&', '>', ' ', '\t', '\n', '"', '\'', '`', '\\':

@@ -49,6 +49,9 @@ func TestRecipes(t *testing.T) {
 		{"unknown variable and automatic variable stay unknown",
 			"run:\n\tsglang serve --port $(PORT) --model-path $@ --served-model-name $(shell cat name)\n",
 			[]string{"Makefile:2 --model-path=$(@)|?|2:43-2:45 --port=$(PORT)|?|2:22-2:29 --served-model-name=$(shell cat name)|?|2:66-2:83"}},
+		{"a make function that is no shell command is one unknown word over the reference",
+			"run:\n\tsglang serve --tp 2 --served-model-name $(if $(N),$(N),m)\n",
+			[]string{"Makefile:2 --served-model-name=$(:)|?|2:42-2:59 --tp-size=2|=|2:20-2:21"}},
 		{"conditional assignment is unknown",
 			"TP = 2\nifdef BIG\nTP = 8\nendif\nrun:\n\tsglang serve --tp $(TP)\n",
 			[]string{"Makefile:6 --tp-size=$(TP)|?|6:20-6:25"}},
@@ -124,5 +127,20 @@ func TestExpansionBounded(t *testing.T) {
 	_, errs := ParseFile(source.NewFile("Makefile", []byte(b.String()), source.SyntaxShell), nil, nil)
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "expands to more than") || errs[0].Span.Line != 43 {
 		t.Fatalf("errors %v", errs)
+	}
+}
+
+// A recipe that names no engine cannot launch one: make syntax kvlint does
+// not model there ($(if …) in a shell if, an unbalanced quote) is no error
+// of the run's. The same in a recipe that names an engine is reported.
+func TestRecipeErrorsOnlyWhereAnEngineIsNamed(t *testing.T) {
+	quiet := "build:\n\tcargo build $(if $(T),--target $(T))\n\t@if [ -z x ]; then echo 'a\n"
+	if _, errs := ParseFile(source.NewFile("Makefile", []byte(quiet), source.SyntaxShell), nil, nil); len(errs) != 0 {
+		t.Errorf("a recipe naming no engine gave errors: %v", errs)
+	}
+	loud := "serve:\n\t@if [ -z x ]; then vllm serve m 'a\n"
+	_, errs := ParseFile(source.NewFile("Makefile", []byte(loud), source.SyntaxShell), nil, nil)
+	if len(errs) != 1 || errs[0].Span.Line != 2 {
+		t.Errorf("a broken recipe naming vllm: errors %v, want one at line 2", errs)
 	}
 }
