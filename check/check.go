@@ -74,7 +74,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	// The image table is the run's: every file is parsed with the same
 	// rows, the run's configuration's images: first.
 	images := kvengine.NewImageTable(cfg.ImageRows())
-	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images})
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images, Roots: opt.Paths})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 	res.Unlaunched = unlaunched(parsed.Unlaunched)

@@ -30,6 +30,11 @@ type Options struct {
 	// the suppression scanner; nil gives each parse a set of its own
 	// (Parsed.Files).
 	Files *source.Set
+	// Roots are the paths the run checks (as given on the command line): a
+	// Terraform module may call a local module anywhere inside them
+	// (envs/prod calling ../../modules/llm), never outside. Empty confines
+	// each module to its own directory.
+	Roots []string
 	// Images is the image table (the built-in rows plus .kvlint.yaml
 	// images:) that gives a container without a command of its own the
 	// image's entrypoint; nil has only the built-in rows.

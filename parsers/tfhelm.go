@@ -16,7 +16,7 @@ func terraformOptions(opt Options) terraform.Options {
 	render := func(r terraform.HelmRelease, read engine.ReadFile) ([]*deploy.Server, []*diag.Diagnostic) {
 		return renderHelmRelease(r, read, opt)
 	}
-	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: render, Files: opt.Files, Images: opt.Images}
+	return terraform.Options{VarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: render, Files: opt.Files, Images: opt.Images, Roots: opt.Roots}
 }
 
 // renderHelmRelease renders a helm_release's chart through parsers/helm.

@@ -71,8 +71,8 @@ func (m *module) callModule(name string, b *hclsyntax.Block) (cty.Value, bool) {
 		real = ev
 	}
 	root := m.root
-	if r, err := filepath.Rel(root.abs, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		m.errorf(at, "module %q (source %q) is outside the module %s that kvlint checks; kvlint reads only files inside it, so the module was not analysed", name, src, root.dir)
+	if !within(root.abs, real) && !m.inRoots(real) {
+		m.errorf(at, "module %q (source %q) is outside the paths kvlint checks; kvlint reads only files inside them, so the module was not analysed", name, src)
 		return cty.NilVal, false
 	}
 	if info, err := os.Stat(real); err != nil || !info.IsDir() {
@@ -257,4 +257,29 @@ func LocalCalls(dir string) []string {
 		}
 	}
 	return out
+}
+
+// within reports whether path is dir or inside it.
+func within(dir, path string) bool {
+	r, err := filepath.Rel(dir, path)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// inRoots reports whether real (absolute, symlinks resolved) is inside one
+// of the checked paths: a module there is part of what the user asked
+// kvlint to read, wherever the calling module sits.
+func (m *module) inRoots(real string) bool {
+	for _, r := range m.opt.Roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if ev, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = ev
+		}
+		if within(abs, real) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -372,5 +373,44 @@ spec:
 	serverNamed(t, servers, "m4096")
 	if len(servers) != 2 {
 		t.Errorf("%d servers, want 2", len(servers))
+	}
+}
+
+// A module called from a sibling directory (envs/prod calling
+// ../../modules/llm) is read when it lies inside a path the run checks, and
+// is an error when it does not.
+func TestModuleCallWithinCheckedRoots(t *testing.T) {
+	tree := writeModule(t, map[string]string{
+		"envs/prod/main.tf": `module "llm" {
+  source = "../../modules/llm"
+  tp     = 2
+}
+`,
+		"modules/llm/main.tf": `variable "tp" {}
+resource "kubernetes_deployment" "llm" {
+  metadata { name = "llm" }
+  spec {
+    template {
+      metadata {}
+      spec {
+        container {
+          name    = "server"
+          image   = "lmsysorg/sglang:v0.4.6"
+          command = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", var.tp]
+        }
+      }
+    }
+  }
+}
+`,
+	})
+	env := filepath.Join(tree, "envs", "prod")
+	servers, errs := ParseModule(env, Options{Roots: []string{tree}})
+	if len(errs) != 0 || len(servers) != 1 || servers[0].Args["--tp-size"].Raw != "2" {
+		t.Fatalf("inside the checked tree: servers %v, errors %v", servers, errs)
+	}
+	_, errs = ParseModule(env, Options{Roots: []string{env}})
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, `module "llm" (source "../../modules/llm") is outside the paths kvlint checks`) {
+		t.Errorf("outside the checked tree: errors %v", errs)
 	}
 }

@@ -79,6 +79,10 @@ type Options struct {
 	// writing no command its image's entrypoint; nil has only the
 	// built-in rows.
 	Images *engine.ImageTable
+	// Roots are the checked trees: a module call may name a local module
+	// anywhere inside one of them, not only inside the calling module's
+	// directory. Empty confines calls to the root module's directory.
+	Roots []string
 }
 
 // ParseModule evaluates the Terraform module in dir and returns the servers
