@@ -369,3 +369,33 @@ func TestReleaseNamespace(t *testing.T) {
 		t.Errorf("no namespace given: %q", m.Servers[0].Namespace)
 	}
 }
+
+// A dependency Chart.yaml names but charts/ lacks (helm dependency build
+// not run) is an error at the dependencies field; the chart's own
+// templates are still rendered and their servers checked.
+func TestMissingDependencyRendersTheChart(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: serve\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: https://charts.example.com\n",
+		"values.yaml": "tp: 2\n",
+		"templates/server.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: sglang
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: lmsysorg/sglang:v0.4.6
+          command: ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "{{ .Values.tp }}"]
+`,
+	})
+	servers, errs := Render(Release{Chart: dir}, nil)
+	if len(servers) != 1 || servers[0].Args["--tp-size"].Raw != "2" {
+		t.Fatalf("servers %v", servers)
+	}
+	if len(errs) != 1 || errs[0].Span.Line != 4 || !strings.Contains(errs[0].Message, "missing in charts/ directory: redis") ||
+		!strings.Contains(errs[0].Message, "rendered without them") {
+		t.Errorf("errors %v", errs)
+	}
+}

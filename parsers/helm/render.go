@@ -67,6 +67,12 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	if e := rr.installable(); e != nil {
 		return nil, []*diag.Diagnostic{e}
 	}
+	// A dependency Chart.yaml names but charts/ lacks (helm dependency
+	// build not run, as in most repositories) is reported, and the chart
+	// is rendered without it: the chart's own templates, the ones that
+	// launch its engine, do not depend on a subchart being present.
+	missingDeps := rr.withoutMissingDependencies()
+	c = rr.l.chart
 
 	vals := map[string]any{}
 	for _, v := range r.Values {
@@ -136,6 +142,9 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	manifest, merr := assemble(files)
 	rr.manifest = manifest
 	var errs []*diag.Diagnostic
+	if missingDeps != nil {
+		errs = append(errs, missingDeps)
+	}
 	if merr != nil {
 		errs = append(errs, rr.manifestError(merr))
 	}
@@ -152,7 +161,17 @@ func (rr *rendering) installable() *diag.Diagnostic {
 	default:
 		return rr.chartFieldError("type", fmt.Sprintf("%s charts are not installable", c.Metadata.Type))
 	}
+	return nil
+}
+
+// withoutMissingDependencies drops from the chart's metadata the
+// dependencies that are not in charts/, which helm install and template
+// refuse (action.CheckDependencies), and returns the error that says so;
+// nil when every dependency is there. The chart is copied, not changed.
+func (rr *rendering) withoutMissingDependencies() *diag.Diagnostic {
+	c := rr.l.chart
 	var missing []string
+	var kept []*chart.Dependency
 	for _, d := range c.Metadata.Dependencies {
 		if d == nil {
 			continue
@@ -163,15 +182,25 @@ func (rr *rendering) installable() *diag.Diagnostic {
 				found = true
 			}
 		}
-		if !found {
+		if found {
+			kept = append(kept, d)
+		} else {
 			missing = append(missing, d.Name)
 		}
 	}
-	if len(missing) > 0 {
-		return rr.chartFieldError("dependencies", "found in Chart.yaml, but missing in charts/ directory: "+
-			strings.Join(missing, ", ")+" (kvlint renders what is on disk and never downloads a chart)")
+	if len(missing) == 0 {
+		return nil
 	}
-	return nil
+	e := rr.chartFieldError("dependencies", "found in Chart.yaml, but missing in charts/ directory: "+
+		strings.Join(missing, ", ")+" (kvlint renders what is on disk and never downloads a chart): the chart was rendered without them, so the servers they deploy were not checked")
+	cp := *c
+	md := *c.Metadata
+	md.Dependencies = kept
+	cp.Metadata = &md
+	l := *rr.l
+	l.chart = &cp
+	rr.l = &l
+	return e
 }
 
 func safeProcessDependencies(c *chart.Chart, vals map[string]any) (err error) {
