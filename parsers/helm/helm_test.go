@@ -375,7 +375,7 @@ func TestReleaseNamespace(t *testing.T) {
 // templates are still rendered and their servers checked.
 func TestMissingDependencyRendersTheChart(t *testing.T) {
 	dir := writeChart(t, map[string]string{
-		"Chart.yaml": "apiVersion: v2\nname: serve\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: https://charts.example.com\n",
+		"Chart.yaml":  "apiVersion: v2\nname: serve\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: https://charts.example.com\n",
 		"values.yaml": "tp: 2\n",
 		"templates/server.yaml": `apiVersion: apps/v1
 kind: Deployment
