@@ -63,11 +63,12 @@ func (m *module) functions() map[string]function.Function {
 
 		"basename": pathFunc(path.Base), "dirname": pathFunc(path.Dir),
 		"file": m.fileFunc(), "fileexists": m.fileExistsFunc(), "templatefile": m.templateFileFunc(),
+		"fileset": m.filesetFunc(),
 	}
 	for _, name := range []string{"timestamp", "plantimestamp", "uuid", "uuidv5", "bcrypt",
 		"md5", "sha1", "sha256", "sha512", "base64sha256", "base64sha512",
 		"filemd5", "filesha1", "filesha256", "filesha512", "filebase64", "filebase64sha256",
-		"fileset", "abspath", "pathexpand"} {
+		"abspath", "pathexpand"} {
 		fs[name] = unknownFunc
 	}
 	for name := range m.calls {
@@ -273,12 +274,24 @@ func (m *module) readModuleFile(p string) (*file, error) {
 
 // fileFunc is Terraform's file(path). The content maps byte for byte to the
 // file, so what is read out of it (yamldecode(file(...))) points there.
+// pathParam is the path argument of the file functions. It takes marks so
+// that HCL does not pass the path's site on to the result: where a path
+// was written (a for_each over fileset(), a variable's default) is not
+// where the file's text was.
+var pathParam = function.Parameter{Name: "path", Type: cty.String, AllowMarked: true}
+
+// pathArg is the path argument's text, its marks dropped.
+func pathArg(v cty.Value) string {
+	p, _ := v.Unmark()
+	return p.AsString()
+}
+
 func (m *module) fileFunc() function.Function {
 	return function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Params: []function.Parameter{pathParam},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			f, err := m.readModuleFile(args[0].AsString())
+			f, err := m.readModuleFile(pathArg(args[0]))
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -314,12 +327,12 @@ func (m *module) fileExistsFunc() function.Function {
 func (m *module) templateFileFunc() function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{
-			{Name: "path", Type: cty.String},
+			pathParam,
 			{Name: "vars", Type: cty.DynamicPseudoType, AllowMarked: true, AllowUnknown: true},
 		},
 		Type: function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			return m.templateFile(args[0].AsString(), args[1])
+			return m.templateFile(pathArg(args[0]), args[1])
 		},
 	})
 }

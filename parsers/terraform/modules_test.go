@@ -414,3 +414,47 @@ resource "kubernetes_deployment" "llm" {
 		t.Errorf("outside the checked tree: errors %v", errs)
 	}
 }
+
+// fileset() lists the module's templates as Terraform does (relative
+// names, **, {a,b}); a manifest rendered from each, through for_each, keeps
+// the positions of the template's text, not of the fileset call.
+func TestFilesetTemplatesKeepTheirPositions(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.tf": `variable "model" {
+  default = "Qwen/Qwen2.5-7B-Instruct"
+}
+locals {
+  files = [for f in fileset("${path.module}/tpl", "**/*.{tftpl,yaml}") : "${path.module}/tpl/${f}"]
+}
+resource "kubernetes_manifest" "each" {
+  for_each = toset(local.files)
+  manifest = yamldecode(templatefile(each.value, { model = var.model }))
+}
+`,
+		"tpl/nested/a.tftpl": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: a
+spec:
+  template:
+    spec:
+      containers:
+        - name: s
+          image: vllm/vllm-openai:v0.12.0
+          args: ["--model", "${model}", "--max-model-len", "8192"]
+`,
+		"tpl/notes.txt": "not a template\n",
+	})
+	servers, errs := ParseModule(dir, Options{})
+	if len(errs) != 0 || len(servers) != 1 {
+		t.Fatalf("servers %v, errors %v", servers, errs)
+	}
+	if got := at(dir, servers[0].Args["--max-model-len"].Span); got != "tpl/nested/a.tftpl:11:61-11:65" {
+		t.Errorf("--max-model-len at %s", got)
+	}
+	for pat, want := range map[string]bool{"**/*.tftpl": true, "*.tftpl": false, "nested/*": true, "nested/?.tftpl": true, "**": true} {
+		if got := globMatch(pat, "nested/a.tftpl"); got != want {
+			t.Errorf("globMatch(%q, nested/a.tftpl) = %v", pat, got)
+		}
+	}
+}
