@@ -32,6 +32,10 @@ type Result struct {
 	// serve subcommand, an engine image) where the run recognised no
 	// launch, in file order: each has a KV501 note among the Findings.
 	Unlaunched []EngineMention
+	// Unanalysed are what files deploy that the run knows it did not read
+	// (a remote Terraform module), in file order: each has a KV502 note
+	// among the Findings.
+	Unanalysed []Unanalysed
 	// ExpectedConcurrency is the number of concurrent requests the run's
 	// configuration declares (.kvlint.yaml expected_concurrency); 0 when it
 	// declares none.
@@ -46,6 +50,16 @@ type EngineMention struct {
 	// ("sglang.launch_server", "vllm serve", "lmsysorg/sglang:latest").
 	Kind  string
 	Named string
+}
+
+// Unanalysed is something a file deploys that the run did not read.
+type Unanalysed struct {
+	Span deploy.Span // where its source is written
+	// Kind is terraform-module; Name is the module call's label and
+	// Source its source as written.
+	Kind   string
+	Name   string
+	Source string
 }
 
 // UnlaunchedFiles is how many files name an engine without a recognised

@@ -78,6 +78,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 	res.Unlaunched = unlaunched(parsed.Unlaunched)
+	res.Unanalysed = unanalysed(parsed.Unanalysed)
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
@@ -104,7 +105,8 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	if err != nil {
 		return nil, err
 	}
-	coverage, err := engine.EvaluateCoverage(ctx, mentionFacts(parsed.Unlaunched))
+	coverage, err := engine.EvaluateCoverage(ctx, rules.Coverage{
+		Mentions: mentionFacts(parsed.Unlaunched), Unanalysed: unanalysedFacts(parsed.Unanalysed)})
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +124,25 @@ func unlaunched(us []parsers.Unlaunched) []analysis.EngineMention {
 	out := make([]analysis.EngineMention, len(us))
 	for i, u := range us {
 		out[i] = analysis.EngineMention{Span: u.Span, Kind: string(u.Mention.Kind), Named: u.Mention.Text}
+	}
+	return out
+}
+
+// unanalysed is what the result keeps of what the run knows it did not
+// read.
+func unanalysed(us []parsers.Unanalysed) []analysis.Unanalysed {
+	out := make([]analysis.Unanalysed, len(us))
+	for i, u := range us {
+		out[i] = analysis.Unanalysed{Span: u.Span, Kind: u.Kind, Name: u.Name, Source: u.Source}
+	}
+	return out
+}
+
+// unanalysedFacts are the facts KV502 judges.
+func unanalysedFacts(us []parsers.Unanalysed) []rules.UnanalysedFact {
+	out := make([]rules.UnanalysedFact, len(us))
+	for i, u := range us {
+		out[i] = rules.UnanalysedFact{Kind: u.Kind, Name: u.Name, Source: u.Source, Span: u.Span}
 	}
 	return out
 }

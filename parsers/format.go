@@ -250,7 +250,12 @@ func (terraformFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (terraformFormat) Parse(in Input) Parsed {
-	return serversOnly(terraform.ParseModule(in.File.Path, terraformOptions(in.Options)))
+	r := terraform.Analyse(in.File.Path, terraformOptions(in.Options))
+	p := Parsed{Servers: r.Servers, Errors: r.Errors}
+	for _, m := range r.Remote {
+		p.Unanalysed = append(p.Unanalysed, Unanalysed{Span: m.Span, Kind: UnanalysedTerraformModule, Name: m.Name, Source: m.Source})
+	}
+	return p
 }
 
 type shellFormat struct{}

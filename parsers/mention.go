@@ -22,6 +22,21 @@ type Unlaunched struct {
 	Quoted bool
 }
 
+// Unanalysed is something a file deploys that kvlint knows of and did not
+// read: a Terraform module call with a remote source (registry, git::,
+// https://, s3::), which only terraform init downloads. The run reports it
+// (KV502) rather than let what it deploys pass as checked.
+type Unanalysed struct {
+	Span deploy.Span // where the source is written
+	// Kind is what was not read: UnanalysedTerraformModule.
+	Kind   string
+	Name   string // the module call's label
+	Source string // its source, as written
+}
+
+// UnanalysedTerraformModule is the Kind of a remote Terraform module.
+const UnanalysedTerraformModule = "terraform-module"
+
 // unlaunchedIn returns the places f names an engine, outside comments:
 // the first of each kind (module, command, image), which is enough to
 // tell the user what was seen without repeating it for every line.

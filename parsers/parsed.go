@@ -21,6 +21,9 @@ type Parsed struct {
 	// Unlaunched are the places a file names an engine when the file
 	// yielded no server and no error (unlaunchedIn), in file order.
 	Unlaunched []Unlaunched
+	// Unanalysed are the things a parse knows are deployed and did not
+	// read (a remote Terraform module), in file order.
+	Unanalysed []Unanalysed
 	// Files holds the text of every file the parse read: the discovered
 	// files, the files their command lines name, a chart's files and
 	// values files, a module's files. Spans point into them; a span whose
@@ -108,6 +111,7 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 		all.Services = append(all.Services, p.Services...)
 		all.Errors = append(all.Errors, p.Errors...)
 		all.Unlaunched = append(all.Unlaunched, p.Unlaunched...)
+		all.Unanalysed = append(all.Unanalysed, p.Unanalysed...)
 	}
 	all.Unlaunched = withoutLaunches(all.Unlaunched, all.Servers)
 	return all

@@ -104,6 +104,7 @@ func CheckJSON(w io.Writer, res *analysis.Result) error {
 		{"suppressed", len(suppressed), func(i int) any { return findingJSON(res, res.Findings[suppressed[i]]) }},
 		{"deployments", len(deployments), func(i int) any { return deployments[i] }},
 		{"unlaunched", len(res.Unlaunched), func(i int) any { return unlaunchedJSON(res.Unlaunched[i]) }},
+		{"unanalysed", len(res.Unanalysed), func(i int) any { return unanalysedJSON(res.Unanalysed[i]) }},
 	})
 }
 
@@ -120,6 +121,23 @@ type jsonUnlaunched struct {
 
 func unlaunchedJSON(m analysis.EngineMention) jsonUnlaunched {
 	return jsonUnlaunched{File: m.Span.File, Line: m.Span.Line, Column: m.Span.Col, Kind: m.Kind, Named: m.Named}
+}
+
+// jsonUnanalysed is something a file deploys that kvlint did not read (a
+// remote Terraform module; its KV502 note is among the findings). It is a
+// sibling of unlaunched, not one of its kinds: nothing there names an
+// engine, and the summary counts them apart ("1 module not analysed").
+type jsonUnanalysed struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Kind   string `json:"kind"`   // terraform-module
+	Name   string `json:"name"`   // the module call's label
+	Source string `json:"source"` // its source, as written
+}
+
+func unanalysedJSON(u analysis.Unanalysed) jsonUnanalysed {
+	return jsonUnanalysed{File: u.Span.File, Line: u.Span.Line, Column: u.Span.Col, Kind: u.Kind, Name: u.Name, Source: u.Source}
 }
 
 func findingJSON(res *analysis.Result, f diag.Diagnostic) jsonFinding {

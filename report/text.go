@@ -74,6 +74,9 @@ func summary(res *analysis.Result) string {
 	case k > 1:
 		line += fmt.Sprintf(", %d files mention an engine without a recognised launch", k)
 	}
+	if k := len(res.Unanalysed); k > 0 {
+		line += ", " + plural(k, "module") + " not analysed"
+	}
 	return line
 }
 

@@ -28,16 +28,33 @@ type MentionFact struct {
 	Span            deploy.Span
 }
 
+// UnanalysedFact is something a file deploys that kvlint knows of and did
+// not read (parsers.Unanalysed): a remote Terraform module.
+type UnanalysedFact struct {
+	Kind   string // terraform-module
+	Name   string // the module call's label
+	Source string // its source, as written
+	Span   deploy.Span
+}
+
+// Coverage is what the coverage rules judge: the places files name an
+// engine without a launch, and what the run knows it did not read.
+type Coverage struct {
+	Mentions   []MentionFact
+	Unanalysed []UnanalysedFact
+}
+
 // EvaluateCoverage runs the rules about coverage (KV5xx) over the facts. A
-// finding points at the mention (Span) and has Server -1.
-func (e *Engine) EvaluateCoverage(ctx context.Context, facts []MentionFact) ([]diag.Diagnostic, error) {
-	if len(facts) == 0 {
+// finding points at its fact (a deny element names it by "mention" or by
+// "unanalysed" index) and has Server -1.
+func (e *Engine) EvaluateCoverage(ctx context.Context, c Coverage) ([]diag.Diagnostic, error) {
+	if len(c.Mentions) == 0 && len(c.Unanalysed) == 0 {
 		return nil, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	rs, err := e.eval(ctx, e.coverageQuery, coverageInput(facts))
+	rs, err := e.eval(ctx, e.coverageQuery, coverageInput(c))
 	if err != nil {
 		return nil, err
 	}
@@ -50,13 +67,21 @@ func (e *Engine) EvaluateCoverage(ctx context.Context, facts []MentionFact) ([]d
 		}
 		obj, _ := r.Bindings["finding"].(map[string]any)
 		msg, _ := obj["msg"].(string)
-		i, ok := intField(obj, "mention")
-		if msg == "" || !ok || i < 0 || i >= len(facts) {
-			return nil, fmt.Errorf("rules: %s (%s): deny element %v needs a msg and a mention index below %d", rule.ID, rule.Package, obj, len(facts))
+		var at deploy.Span
+		if i, ok := intField(obj, "mention"); ok && i >= 0 && i < len(c.Mentions) {
+			at = c.Mentions[i].Span
+		} else if i, ok := intField(obj, "unanalysed"); ok && i >= 0 && i < len(c.Unanalysed) {
+			at = c.Unanalysed[i].Span
+		} else {
+			msg = ""
+		}
+		if msg == "" {
+			return nil, fmt.Errorf("rules: %s (%s): deny element %v needs a msg and a mention index below %d or an unanalysed index below %d",
+				rule.ID, rule.Package, obj, len(c.Mentions), len(c.Unanalysed))
 		}
 		findings = append(findings, diag.Diagnostic{
 			Rule: rule.ID, Severity: rule.Severity, Title: rule.Title, Message: msg,
-			Span: facts[i].Span, Server: -1,
+			Span: at, Server: -1,
 		})
 	}
 	sortFindings(findings)
@@ -64,7 +89,8 @@ func (e *Engine) EvaluateCoverage(ctx context.Context, facts []MentionFact) ([]d
 }
 
 // coverageInput is the input of the KV5xx rules (INPUT.md, "Engine mentions").
-func coverageInput(facts []MentionFact) ast.Value {
+func coverageInput(c Coverage) ast.Value {
+	facts := c.Mentions
 	list := make([]*ast.Term, len(facts))
 	for i, f := range facts {
 		list[i] = ast.ObjectTerm(
@@ -79,5 +105,19 @@ func coverageInput(facts []MentionFact) ast.Value {
 			[2]*ast.Term{ast.StringTerm("line"), ast.IntNumberTerm(f.Span.Line)},
 		)
 	}
-	return ast.NewObject([2]*ast.Term{ast.StringTerm("mentions"), ast.ArrayTerm(list...)})
+	unread := make([]*ast.Term, len(c.Unanalysed))
+	for i, u := range c.Unanalysed {
+		unread[i] = ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("index"), ast.IntNumberTerm(i)},
+			[2]*ast.Term{ast.StringTerm("kind"), ast.StringTerm(u.Kind)},
+			[2]*ast.Term{ast.StringTerm("name"), ast.StringTerm(u.Name)},
+			[2]*ast.Term{ast.StringTerm("source"), ast.StringTerm(u.Source)},
+			[2]*ast.Term{ast.StringTerm("file"), ast.StringTerm(u.Span.File)},
+			[2]*ast.Term{ast.StringTerm("line"), ast.IntNumberTerm(u.Span.Line)},
+		)
+	}
+	return ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("mentions"), ast.ArrayTerm(list...)},
+		[2]*ast.Term{ast.StringTerm("unanalysed"), ast.ArrayTerm(unread...)},
+	)
 }

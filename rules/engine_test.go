@@ -109,7 +109,7 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 		"KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209", "KV210",
 		"KV301", "KV302", "KV303", "KV304",
 		"KV401", "KV402", "KV403", "KV404", "KV405",
-		"KV501"}
+		"KV501", "KV502"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("rules %v, want %v (sorted by ID)", ids, want)
 	}
@@ -128,7 +128,7 @@ func TestRuleSeverities(t *testing.T) {
 		"KV206": "high", "KV207": "high", "KV208": "medium", "KV209": "high", "KV210": "high",
 		"KV301": "high", "KV302": "high", "KV303": "high", "KV304": "high",
 		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high",
-		"KV501": "info",
+		"KV501": "info", "KV502": "info",
 	}
 	for _, r := range engine(t).Rules() {
 		if r.Severity != want[r.ID] {

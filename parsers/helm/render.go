@@ -62,7 +62,6 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	if lerr != nil {
 		return nil, []*diag.Diagnostic{lerr}
 	}
-	c := l.chart
 	rr := &rendering{rel: r, l: l, nsGiven: nsGiven, unknown: map[string]string{}, alt: map[string]string{}}
 	if e := rr.installable(); e != nil {
 		return nil, []*diag.Diagnostic{e}
@@ -72,7 +71,7 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 	// is rendered without it: the chart's own templates, the ones that
 	// launch its engine, do not depend on a subchart being present.
 	missingDeps := rr.withoutMissingDependencies()
-	c = rr.l.chart
+	c := rr.l.chart
 
 	vals := map[string]any{}
 	for _, v := range r.Values {

@@ -2,8 +2,9 @@
 // of every pod template in a multi-document YAML stream, whether the object is
 // a built-in workload (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
 // Job, CronJob), a LeaderWorkerSet, or a serving CRD (RoleBasedGroup, KServe,
-// OME, Dynamo) that embeds pod-template-shaped containers somewhere in its
-// tree.
+// OME, Dynamo, KubeRay) that embeds pod-template-shaped containers somewhere
+// in its tree. A KubeRay RayJob's spec.entrypoint, a shell command, is read
+// as a script (rayjob.go).
 //
 // A container's command+args become argv words with the exact span of each
 // YAML scalar; $(VAR) references are expanded as the kubelet does; a
@@ -187,6 +188,9 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	}
 	if kind == "InferenceService" && strings.HasPrefix(apiVersion, "serving.kserve.io/") {
 		p.inferenceService(o, n)
+	}
+	if kind == "RayJob" && strings.HasPrefix(apiVersion, "ray.io/") {
+		p.rayJob(o, n)
 	}
 	p.walk(o, n, nil, 0)
 }

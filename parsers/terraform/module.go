@@ -24,6 +24,8 @@ type module struct {
 	opt  Options
 	fs   files
 	errs []*diag.Diagnostic
+	// remote are the module calls with a remote source, never downloaded.
+	remote []RemoteModule
 
 	// syntaxBroken is set when a .tf file did not parse: references into
 	// what it would have declared then fail, and those failures are

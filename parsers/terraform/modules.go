@@ -117,6 +117,7 @@ func (m *module) callModule(name string, b *hclsyntax.Block) (cty.Value, bool) {
 		c.resources()
 		m.servers = append(m.servers, c.servers...)
 		m.errs = append(m.errs, c.errs...)
+		m.remote = append(m.remote, c.remote...)
 		out := c.outputValues(name)
 		outs = append(outs, out)
 		switch {
@@ -142,13 +143,16 @@ func (m *module) callModule(name string, b *hclsyntax.Block) (cty.Value, bool) {
 // remoteModule reports a module kvlint does not download. Like a
 // helm_release from a chart repository, it is an input error (the run
 // exits 3) when the call mentions an engine, so a model server in it is
-// never passed over in silence; any other remote module (a VPC, a
-// cluster) is left alone, its outputs unknown.
+// never passed over in silence. Any other remote module (a VPC, a cluster)
+// is a coverage note (KV502), not an error: what it deploys was not
+// checked, and the run says so without failing on it.
 func (m *module) remoteModule(name string, b *hclsyntax.Block, src string, a *hclsyntax.Attribute) {
-	if !mentionsEngine(src) && !mentionsEngine(m.fs.text(b.Range())) {
+	at := m.fs.span(a.Expr.Range())
+	if mentionsEngine(src) || mentionsEngine(m.fs.text(b.Range())) {
+		m.errorf(at, "module %q (source %q) is not analysed: kvlint reads only local modules, so the servers it may deploy were not checked", name, src)
 		return
 	}
-	m.errorf(m.fs.span(a.Expr.Range()), "module %q (source %q) is not analysed: kvlint reads only local modules, so the servers it may deploy were not checked", name, src)
+	m.remote = append(m.remote, RemoteModule{Name: name, Source: src, Span: at})
 }
 
 // callInputs gives the child's variables the call's arguments, evaluated

@@ -458,3 +458,46 @@ spec:
 		}
 	}
 }
+
+// A remote module that names no engine is no error: it is returned as a
+// RemoteModule at its source, once per call even when the local module
+// that makes it is evaluated for each of several instances. Local calls
+// and the engine-naming remote call are not among them.
+func TestRemoteModulesAreNotes(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.tf": `module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "5.8.1"
+}
+
+module "llm" {
+  source = "git::https://example.com/org/sglang-serving.git?ref=v1"
+}
+
+module "net" {
+  for_each = toset(["a", "b"])
+  source   = "./net"
+}
+`,
+		"net/main.tf": `module "dns" {
+  source = "s3::https://s3.amazonaws.com/modules/dns.zip"
+}
+`,
+	})
+	r := Analyse(dir, Options{})
+	var got []string
+	for _, m := range r.Remote {
+		got = append(got, at(dir, m.Span)+" "+m.Name+" "+m.Source)
+	}
+	want := []string{
+		`main.tf:2:13-2:44 vpc terraform-aws-modules/vpc/aws`,
+		`net/main.tf:2:12-2:58 dns s3::https://s3.amazonaws.com/modules/dns.zip`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("remote modules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	errs := errorTexts(dir, r.Errors)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], `main.tf:7:12-7:68: module "llm" (source "git::https://example.com/org/sglang-serving.git?ref=v1") is not analysed`) {
+		t.Errorf("errors %q, want only the engine-naming call", errs)
+	}
+}

@@ -23,8 +23,9 @@
 //     reported with the chain through the caller's argument, its outputs
 //     readable by the caller; nesting, cycles and the number of instances
 //     are bounded, each an error at the call. A remote source (registry,
-//     git::, https://, s3::) is never downloaded: its outputs are unknown,
-//     and a call that names an engine is reported as not analysed.
+//     git::, https://, s3::) is never downloaded: its outputs are unknown;
+//     a call that names an engine is an error (not analysed), any other
+//     is returned as a RemoteModule, which the run reports as a KV502 note.
 //
 // What cannot be known statically is an unknown value, never a guess: data
 // sources, resource attributes, remote modules' outputs, terraform.workspace,
@@ -85,20 +86,60 @@ type Options struct {
 	Roots []string
 }
 
+// RemoteModule is a module call whose source is not a local path (a
+// registry address, git::, https://, s3::): Terraform downloads it at
+// init, kvlint never does, so whatever it deploys is not analysed. A call
+// that names an engine is an error instead (remoteModule).
+type RemoteModule struct {
+	Name   string      // the call's label: module "vpc"
+	Source string      // the source as written
+	Span   deploy.Span // the source attribute's value
+}
+
+// Result is what a module holds: the servers its resources launch, the
+// input that could not be analysed, and the remote module calls it makes.
+type Result struct {
+	Servers []*deploy.Server
+	Errors  []*diag.Diagnostic
+	Remote  []RemoteModule
+}
+
 // ParseModule evaluates the Terraform module in dir and returns the servers
 // its resources launch. Errors are input that could not be analysed (a
 // syntax error, a function that failed, a cycle among locals); the rest of
 // the module is still read.
 func ParseModule(dir string, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
+	r := Analyse(dir, opt)
+	return r.Servers, r.Errors
+}
+
+// Analyse is ParseModule that also returns the remote module calls, once
+// per call whatever the number of instances of the module that makes it.
+func Analyse(dir string, opt Options) Result {
 	m := newModule(dir, opt)
 	if !m.load() {
-		return nil, m.errs
+		return Result{Errors: m.errs}
 	}
 	m.stack = []string{m.abs}
 	m.inputs()
 	m.evaluate()
 	m.resources()
-	return m.servers, distinct(m.errs)
+	return Result{Servers: m.servers, Errors: distinct(m.errs), Remote: distinctRemote(m.remote)}
+}
+
+// distinctRemote keeps the first note of each call: a child module
+// evaluated once per instance reports its own remote calls each time.
+func distinctRemote(rs []RemoteModule) []RemoteModule {
+	seen := map[deploy.Span]bool{}
+	var out []RemoteModule
+	for _, r := range rs {
+		if seen[r.Span] {
+			continue
+		}
+		seen[r.Span] = true
+		out = append(out, r)
+	}
+	return out
 }
 
 // distinct drops repeated errors: a child module evaluated once per
