@@ -269,3 +269,21 @@ func TestHelmReleaseRequest(t *testing.T) {
 		t.Errorf("set %+v", s)
 	}
 }
+
+// type = list and type = map, without an element type, are the shorthand
+// Terraform still accepts for list(any) and map(any): no error, and the
+// default converts.
+func TestBareListAndMapTypes(t *testing.T) {
+	dir := writeModule(t, map[string]string{"main.tf": `variable "zones" {
+  type    = list
+  default = ["a", "b"]
+}
+variable "labels" {
+  type    = map
+  default = { team = "llm" }
+}
+`})
+	if _, errs := ParseModule(dir, Options{}); len(errs) != 0 {
+		t.Errorf("errors %v", errs)
+	}
+}

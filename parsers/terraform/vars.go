@@ -34,10 +34,21 @@ func (m *module) declareVariable(b *hclsyntax.Block) {
 	v := &variable{name: name, ty: cty.DynamicPseudoType,
 		decl: m.fs.span(hcl.RangeBetween(b.TypeRange, b.LabelRanges[0]))}
 	if a, ok := b.Body.Attributes["type"]; ok {
-		ty, defs, ds := typeexpr.TypeConstraintWithDefaults(a.Expr)
-		m.diags(ds)
-		if !ds.HasErrors() {
-			v.ty, v.defaults = ty, defs
+		// A bare list or map keyword is list(any) or map(any), the pre-0.12
+		// shorthand Terraform still accepts and HCL's type parser does not
+		// (hashicorp/terraform internal/configs/named_values.go
+		// decodeVariableType).
+		switch hcl.ExprAsKeyword(a.Expr) {
+		case "list":
+			v.ty = cty.List(cty.DynamicPseudoType)
+		case "map":
+			v.ty = cty.Map(cty.DynamicPseudoType)
+		default:
+			ty, defs, ds := typeexpr.TypeConstraintWithDefaults(a.Expr)
+			m.diags(ds)
+			if !ds.HasErrors() {
+				v.ty, v.defaults = ty, defs
+			}
 		}
 	}
 	if a, ok := b.Body.Attributes["default"]; ok {
