@@ -31,8 +31,8 @@ func TestWireRoundTrip(t *testing.T) {
 		ArgLists:    map[string][][]deploy.Value{"--x": {{v, v}}},
 		Routes:      []deploy.Route{{Role: deploy.RolePrefill, Target: "http://p:1", Selector: map[string]string{"a": "b"}}},
 		Model:       v, Image: deploy.Known("vllm/vllm-openai:v0.8.5", span),
-		Labels:      deploy.Labels{"app": "x"},
-		Entrypoint:  &deploy.ImageEntrypoint{Image: "i", Words: []string{"vllm", "serve"}, Source: "s"},
+		Labels:     deploy.Labels{"app": "x"},
+		Entrypoint: &deploy.ImageEntrypoint{Image: "i", Words: []string{"vllm", "serve"}, Source: "s"},
 	}
 	in := parseResponse{
 		Servers:  []*deploy.Server{srv},
