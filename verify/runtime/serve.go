@@ -85,9 +85,9 @@ func Serve(ctx context.Context, sc Scenario, ln net.Listener) error {
 type engine struct {
 	served atomic.Int64 // requests admitted to the sim
 	s      *sim
-	cmds  chan func()
-	done  chan struct{}
-	model string
+	cmds   chan func()
+	done   chan struct{}
+	model  string
 }
 
 func (e *engine) loop(ctx context.Context) {
