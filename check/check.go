@@ -101,9 +101,19 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	res.Deployments = deployments(res.Servers, parsed.Services, cfgs, opt.Tenancy)
 	res.Errors = append(res.Errors, cfgs.errs...)
 	settings.Deployments = res.Deployments
-	findings, err := engine.Evaluate(ctx, res.Servers, res.Estimates, settings)
+	all, err := engine.Evaluate(ctx, res.Servers, res.Estimates, settings)
 	if err != nil {
 		return nil, err
+	}
+	// A custom policy that failed is input kvlint could not analyse, at
+	// the policy: an error, not a finding.
+	findings := all[:0]
+	for _, f := range all {
+		if f.IsInputError() {
+			res.Errors = append(res.Errors, &f)
+		} else {
+			findings = append(findings, f)
+		}
 	}
 	coverage, err := engine.EvaluateCoverage(ctx, rules.Coverage{
 		Mentions: mentionFacts(parsed.Unlaunched), Unanalysed: unanalysedFacts(parsed.Unanalysed)})

@@ -1,6 +1,9 @@
 package deploy
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -241,4 +244,127 @@ func (t Typed) write(b *strings.Builder) {
 		}
 		b.WriteByte('}')
 	}
+}
+
+// MarshalBinary encodes the value losslessly (kind, bits, text, items in
+// order), for the worker processes that hand servers back to the run
+// (internal/worker); encoding/gob uses it, as Typed's fields are its own.
+func (t Typed) MarshalBinary() ([]byte, error) {
+	return t.appendBinary(nil), nil
+}
+
+func (t Typed) appendBinary(b []byte) []byte {
+	b = append(b, byte(t.kind))
+	b = binary.AppendUvarint(b, t.num)
+	b = binary.AppendUvarint(b, uint64(len(t.str)))
+	b = append(b, t.str...)
+	if t.comp == nil {
+		return binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.comp.items))+1)
+	b = binary.AppendUvarint(b, uint64(len(t.comp.keys)))
+	for _, k := range t.comp.keys {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+	}
+	for _, it := range t.comp.items {
+		b = it.appendBinary(b)
+	}
+	return b
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded.
+func (t *Typed) UnmarshalBinary(data []byte) error {
+	d := typedDecoder{data: data}
+	v := d.typed(0)
+	if d.err == nil && len(d.data) > 0 {
+		d.err = errors.New("deploy: trailing bytes after a typed value")
+	}
+	if d.err != nil {
+		return d.err
+	}
+	*t = v
+	return nil
+}
+
+// maxTypedDepth bounds the nesting UnmarshalBinary accepts; values come
+// from argv words and JSON flag values, which nest a few levels.
+const maxTypedDepth = 10000
+
+type typedDecoder struct {
+	data []byte
+	err  error
+}
+
+func (d *typedDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(d.data)
+	if k <= 0 {
+		d.err = errors.New("deploy: truncated typed value")
+		return 0
+	}
+	d.data = d.data[k:]
+	return n
+}
+
+func (d *typedDecoder) str() string {
+	n := d.uvarint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.data)) {
+		d.err = errors.New("deploy: truncated typed value")
+		return ""
+	}
+	s := string(d.data[:n])
+	d.data = d.data[n:]
+	return s
+}
+
+func (d *typedDecoder) typed(depth int) Typed {
+	if d.err != nil {
+		return Typed{}
+	}
+	if depth > maxTypedDepth {
+		d.err = errors.New("deploy: typed value nested too deeply")
+		return Typed{}
+	}
+	if len(d.data) == 0 {
+		d.err = errors.New("deploy: truncated typed value")
+		return Typed{}
+	}
+	t := Typed{kind: Kind(d.data[0])}
+	d.data = d.data[1:]
+	if t.kind > KindObject {
+		d.err = fmt.Errorf("deploy: typed value of unknown kind %d", t.kind)
+		return Typed{}
+	}
+	t.num = d.uvarint()
+	t.str = d.str()
+	items := d.uvarint()
+	if items == 0 || d.err != nil {
+		return t
+	}
+	items--
+	keys := d.uvarint()
+	if items > uint64(len(d.data)) || keys > items {
+		d.err = errors.New("deploy: truncated typed value")
+		return Typed{}
+	}
+	t.comp = &composite{}
+	if items > 0 { // TypedList() and TypedObject() of nothing hold nil slices
+		t.comp.items = make([]Typed, 0, items)
+	}
+	if keys > 0 {
+		t.comp.keys = make([]string, 0, keys)
+	}
+	for range keys {
+		t.comp.keys = append(t.comp.keys, d.str())
+	}
+	for range items {
+		t.comp.items = append(t.comp.items, d.typed(depth+1))
+	}
+	return t
 }

@@ -92,6 +92,15 @@ type ImageTable struct {
 // precedence over the built-in ones.
 func NewImageTable(user []Image) *ImageTable { return &ImageTable{user: user} }
 
+// UserRows are the table's rows from .kvlint.yaml, for a worker process
+// to build the same table (parsers/worker.go).
+func (t *ImageTable) UserRows() []Image {
+	if t == nil {
+		return nil
+	}
+	return t.user
+}
+
 // Lookup returns the row for ref. A nil table has only the built-in rows.
 func (t *ImageTable) Lookup(ref ImageRef) (Image, bool) {
 	if t != nil {

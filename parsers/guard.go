@@ -26,11 +26,7 @@ const maxMessageBytes = 2000
 // opt.FileTimeout becomes a *diag.Diagnostic at the file, and the other files
 // are still analysed.
 func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
-	opt = withFiles(opt)
-	p := guard(f, opt, func() Parsed {
-		s, e := parseWith(f, opt)
-		return Parsed{Servers: s, Errors: e}
-	})
+	p := ParseAllWith(f, opt)
 	return p.Servers, p.Errors
 }
 
@@ -38,6 +34,15 @@ func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 // ParseWith is.
 func ParseAllWith(f File, opt Options) Parsed {
 	opt = withFiles(opt)
+	if p, ok := inWorker(f, opt); ok {
+		for _, e := range p.Errors {
+			if e != nil {
+				e.Message = clipMessage(e.Message)
+			}
+		}
+		p.Files = opt.Files
+		return p
+	}
 	p := guard(f, opt, func() Parsed { return parseAllWith(f, opt) })
 	p.Files = opt.Files
 	return p

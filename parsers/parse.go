@@ -51,12 +51,6 @@ type Options struct {
 // bad part of the file are still returned.
 func Parse(f File) ([]*deploy.Server, []*diag.Diagnostic) { return ParseWith(f, Options{}) }
 
-// parseWith is ParseWith without its guard (guard.go).
-func parseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
-	p := parseAllWith(f, opt)
-	return p.Servers, p.Errors
-}
-
 // ParseFiles parses files on every core and returns servers and errors in
 // file order, whatever order the workers finish in, so output is
 // deterministic.

@@ -107,11 +107,21 @@ func (e *Engine) evaluateBatches(ctx context.Context, bs []batch, s Settings) ([
 	errs := make([]error, len(bs))
 	parallel.For(len(bs), func(i int) { results[i], errs[i] = e.evaluateBatch(ctx, &bs[i], s) })
 	var all []diag.Diagnostic
+	seen := map[string]bool{}
 	for i := range bs {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		all = append(all, results[i]...)
+		for _, f := range results[i] {
+			if f.IsInputError() { // a custom policy's failure, met once per batch
+				if k := policyErrorKey(f); seen[k] {
+					continue
+				} else {
+					seen[k] = true
+				}
+			}
+			all = append(all, f)
+		}
 	}
 	return all, nil
 }
@@ -128,6 +138,9 @@ func (e *Engine) evaluateBatch(ctx context.Context, b *batch, s Settings) ([]dia
 		return nil, err
 	}
 	findings := make([]diag.Diagnostic, 0, len(rs))
+	for _, c := range e.custom {
+		rs = append(rs, e.evaluateCustom(ctx, c, input, &findings)...)
+	}
 	for _, r := range rs {
 		name, _ := r.Bindings["pkg"].(string)
 		rule, ok := e.byName[name]

@@ -157,8 +157,9 @@ func TestNewTakesOneOptions(t *testing.T) {
 	}
 }
 
-// A policy that does too much work is stopped by the timeout, with an error
-// that names the flag to raise.
+// A policy that does too much work is stopped by the timeout: an input
+// error at the policy that names the flag to raise, and kvlint's own
+// rules still judge the server.
 func TestEvaluateTimeout(t *testing.T) {
 	dir := writePolicies(t, map[string]string{"slow.rego": `# METADATA
 # title: Slow
@@ -179,9 +180,24 @@ deny contains {"msg": "slow", "server": 0} if {
 	}
 	srv, est := incidentDecode()
 	start := time.Now()
-	_, err = e.Evaluate(context.Background(), []*deploy.Server{srv}, []capacity.Estimate{est}, Settings{})
-	if err == nil || !strings.Contains(err.Error(), "did not finish within 50ms (--policy-timeout)") {
-		t.Errorf("Evaluate = %v, want a timeout error", err)
+	fs, err := e.Evaluate(context.Background(), []*deploy.Server{srv}, []capacity.Estimate{est}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed, own int
+	for _, f := range fs {
+		switch {
+		case f.IsInputError():
+			failed++
+			if !strings.HasSuffix(f.Span.File, "slow.rego") || !strings.Contains(f.Message, "did not finish within 50ms (--policy-timeout)") {
+				t.Errorf("policy error %s: %s, want a timeout at slow.rego", f.Span, f.Message)
+			}
+		case strings.HasPrefix(f.Rule, "KV"):
+			own++
+		}
+	}
+	if failed != 1 || own == 0 {
+		t.Errorf("Evaluate = %d policy errors and %d findings of kvlint's rules, want 1 and some: %v", failed, own, fs)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the timeout took %s to stop the evaluation", d)

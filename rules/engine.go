@@ -56,6 +56,16 @@ type Engine struct {
 	coverageByName map[string]*Rule
 	coverageQuery  rego.PreparedEvalQuery
 	timeout        time.Duration // bounds each evaluation
+	// custom are the --policy rules, each evaluated on its own
+	// (evaluateCustom): an error in one is an error at that policy, and
+	// every other rule's findings survive it.
+	custom []customQuery
+}
+
+// customQuery is one custom rule's deny set, prepared.
+type customQuery struct {
+	rule  *Rule
+	query rego.PreparedEvalQuery
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
@@ -131,13 +141,30 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	if e.query, err = prepare(ctx, compiler, denyQuery); err != nil {
+	// kvlint's own rules are evaluated together, compiled without the
+	// custom modules, so that a custom rule's error cannot stop them.
+	builtinCompiler := compiler
+	if len(custom.modules) > 0 {
+		builtinCompiler = newCompiler()
+		if builtinCompiler.Compile(set.modules); builtinCompiler.Failed() {
+			return nil, fmt.Errorf("rules: compiling policies: %w", builtinCompiler.Errors)
+		}
+		for _, r := range custom.rules {
+			name := strings.TrimPrefix(r.Package, rulePackagePrefix)
+			q, err := prepare(ctx, compiler, "data."+rulePackagePrefix+name+".deny[finding]")
+			if err != nil {
+				return nil, &PolicyError{err}
+			}
+			e.custom = append(e.custom, customQuery{rule: e.byName[name], query: q})
+		}
+	}
+	if e.query, err = prepare(ctx, builtinCompiler, denyQuery); err != nil {
 		return nil, err
 	}
-	if e.suppressionQuery, err = prepare(ctx, compiler, suppressionQuery); err != nil {
+	if e.suppressionQuery, err = prepare(ctx, builtinCompiler, suppressionQuery); err != nil {
 		return nil, err
 	}
-	if e.coverageQuery, err = prepare(ctx, compiler, coverageQuery); err != nil {
+	if e.coverageQuery, err = prepare(ctx, builtinCompiler, coverageQuery); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -187,7 +214,10 @@ func (e *Engine) Rule(id string) (Rule, bool) {
 }
 
 // Evaluate runs every rule over the servers. est[i] is the capacity estimate
-// of servers[i]. Findings come sorted by file, line, column and rule.
+// of servers[i]. Findings come sorted by file, line, column and rule. A
+// custom rule that fails adds an input error (no Rule) at the failing
+// expression of its policy instead of findings; the other rules' findings
+// are kept.
 //
 // Cancelling ctx stops a running evaluation, and so does the engine's
 // timeout (Options.Timeout): a policy that loops cannot hang a CI job.

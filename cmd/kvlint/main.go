@@ -6,9 +6,11 @@ import (
 	"os"
 
 	"github.com/kvlint/kvlint/internal/memlimit"
+	"github.com/kvlint/kvlint/internal/worker"
 )
 
 func main() {
+	worker.Enable()
 	stop := memlimit.Follow()
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -10,9 +10,17 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kvlint/kvlint/internal/worker"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary is also the worker the commands it runs re-exec
+	// (internal/worker): as a worker it serves and exits.
+	if len(os.Args) > 1 && os.Args[1] == worker.Arg {
+		os.Exit(worker.Serve(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	worker.Enable()
 	testscript.Main(m, map[string]func(){
 		"kvlint": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/worker"
 )
 
 // Exit codes, the contract CI scripts rely on.
@@ -44,6 +46,9 @@ type inputError struct{ err error }
 func (e inputError) Error() string { return e.err.Error() }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == worker.Arg {
+		return worker.Serve(args[1:], os.Stdin, stdout, stderr)
+	}
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

@@ -8,7 +8,22 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
+)
+
+// The served runtime answers a local client, yet any web page the user
+// visits can send it requests (and, with DNS rebinding, read the answers),
+// so it bounds what one client can make it hold. Variables so that tests
+// can shrink them.
+var (
+	// readTimeout bounds reading one request, headers and body: a client
+	// that trickles a body cannot hold a connection open.
+	readTimeout = 30 * time.Second
+	// maxServed bounds the requests one serve answers: every request is
+	// kept for /kvlint/result, so this bounds the memory results hold.
+	maxServed int64 = 100_000
 )
 
 const (
@@ -40,7 +55,8 @@ func Serve(ctx context.Context, sc Scenario, ln net.Listener) error {
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	defer stopLoop()
 	go e.loop(loopCtx)
-	srv := &http.Server{Handler: e.routes(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: e.routes(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: readTimeout,
+		IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -67,10 +83,11 @@ func Serve(ctx context.Context, sc Scenario, ln net.Listener) error {
 
 // engine owns the sim; everything that touches it runs on the engine goroutine.
 type engine struct {
-	s     *sim
-	cmds  chan func()
-	done  chan struct{}
-	model string
+	served atomic.Int64 // requests admitted to the sim
+	s      *sim
+	cmds   chan func()
+	done   chan struct{}
+	model  string
 }
 
 func (e *engine) loop(ctx context.Context) {
@@ -124,7 +141,33 @@ func (e *engine) routes() http.Handler {
 		<-ch
 		writeJSON(w, http.StatusOK, res)
 	})
-	return mux
+	return loopbackHost(mux)
+}
+
+// loopbackHost answers 403 to a request whose Host is not a loopback name:
+// a page on another site that rebinds its name to 127.0.0.1 sends its own
+// name as Host, and must not read the runtime's answers.
+func loopbackHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackHost(r.Host) {
+			writeError(w, http.StatusForbidden, "the kvlint runtime answers only requests addressed to localhost, 127.0.0.1 or [::1]")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func isLoopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
 
 type completionRequest struct {
@@ -171,6 +214,10 @@ type served struct {
 }
 
 func (e *engine) completions(w http.ResponseWriter, hr *http.Request) {
+	if e.served.Add(1) > maxServed {
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the kvlint runtime has served its limit of %d requests, whose results it keeps; restart it", maxServed))
+		return
+	}
 	var req completionRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, hr.Body, maxBodyBytes))
 	if err := dec.Decode(&req); err != nil {
