@@ -49,7 +49,7 @@ bench-repo: build
 	  echo "building conftest $(CONFTEST_VERSION) into bin/ (once)"; \
 	  GOBIN=$(CURDIR)/bin GOFLAGS=-mod=mod $(GO) install github.com/open-policy-agent/conftest@$(CONFTEST_VERSION); \
 	fi
-	$(GO) build -o bin/kvlint-bench ./cmd/kvlint-bench
+	$(GO) build -tags bench -o bin/kvlint-bench ./cmd/kvlint-bench
 	bin/kvlint-bench -kvlint bin/kvlint -sizes $(BENCH_SIZES) \
 	  $(if $(CONFTEST),-conftest $(CONFTEST) -conftest-version $(CONFTEST_VERSION)) \
 	  -command "make bench$(if $(filter-out 5000$(comma)50000,$(BENCH_SIZES)), BENCH_SIZES=$(BENCH_SIZES))"
