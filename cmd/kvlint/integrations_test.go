@@ -146,6 +146,10 @@ func TestPreCommitPoliciesHook(t *testing.T) {
 	}
 }
 
+// actionInputs are the inputs the action documents; each reaches the
+// check step (version reaches the install step, go-version setup-go).
+var actionInputs = []string{"paths", "config", "gpu", "tenancy", "fail-on", "sarif-file", "sarif-category", "args"}
+
 // action.yml is a composite action that installs kvlint from its own files
 // and runs kvlint check with the documented inputs; the README's workflow
 // uploads the file the action writes.
@@ -168,7 +172,7 @@ func TestActionAndWorkflow(t *testing.T) {
 	if action.Runs.Using != "composite" {
 		t.Errorf("runs.using %q, want composite", action.Runs.Using)
 	}
-	for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+	for _, in := range actionInputs {
 		if _, ok := action.Inputs[in]; !ok {
 			t.Errorf("action.yml has no input %s", in)
 		}
@@ -188,7 +192,7 @@ func TestActionAndWorkflow(t *testing.T) {
 			if strings.Contains(s.Run, "${{") {
 				t.Errorf("the check step pastes an expression into its script")
 			}
-			for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+			for _, in := range actionInputs {
 				found := false
 				for _, v := range s.Env {
 					found = found || v == "${{ inputs."+in+" }}"
