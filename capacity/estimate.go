@@ -1,10 +1,6 @@
 package capacity
 
-import (
-	"encoding/json"
-
-	"github.com/kvlint/kvlint/deploy"
-)
+import "github.com/kvlint/kvlint/deploy"
 
 // Estimate is what kvlint knows about one server's KV-cache pool: the numbers
 // the engine will compute at startup, each with the inputs it came from.
@@ -52,44 +48,4 @@ type Estimate struct {
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …
 	Derivation  []string `json:"derivation"`  // the steps, human-readable, in order
-}
-
-// MarshalJSON writes the estimate with every unknown as null: a model, GPU,
-// dtype or context source kvlint could not tell is not "", a GPU count or
-// parallelism it could not tell (a router, a server without a GPU request)
-// is not 0. The fields keep their Go zero values for the code that reads
-// them; only the JSON says unknown the way `kvlint check` does.
-func (e Estimate) MarshalJSON() ([]byte, error) {
-	type plain Estimate
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	num := func(n int) *int {
-		if n == 0 {
-			return nil
-		}
-		return &n
-	}
-	return json.Marshal(struct {
-		plain
-		Engine        *string `json:"engine"`
-		Model         *string `json:"model"`
-		GPU           *string `json:"gpu"`
-		GPUCount      *int    `json:"gpu_count"`
-		TP            *int    `json:"tp"`
-		DP            *int    `json:"dp"`
-		PP            *int    `json:"pp"`
-		KVDtype       *string `json:"kv_dtype"`
-		PageSize      *int    `json:"page_size"`
-		ContextSource *string `json:"context_source"`
-		StartupError  *string `json:"startup_error"`
-	}{
-		plain: plain(e), Engine: str(string(e.Engine)), Model: str(e.Model), GPU: str(e.GPU),
-		GPUCount: num(e.GPUCount), TP: num(e.TP), DP: num(e.DP), PP: num(e.PP),
-		KVDtype: str(e.KVDtype), PageSize: num(e.PageSize),
-		ContextSource: str(e.ContextSource), StartupError: str(e.StartupError),
-	})
 }
