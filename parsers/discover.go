@@ -101,7 +101,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 			} else if ok {
 				add(File{Path: root, Kind: kind})
 			} else {
-				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root},
+				errs = append(errs, &diag.Diagnostic{Span: mentionSpan(root),
 					Message: "not a format kvlint reads (shell script, Dockerfile, compose file or Kubernetes YAML)"})
 			}
 			continue
@@ -268,4 +268,19 @@ func readLines(p string) ([]string, error) {
 		lines = append(lines, sc.Text())
 	}
 	return lines, nil
+}
+
+// mentionSpan is where file p first names an engine as a launch would, so a
+// file kvlint cannot read points at the launch it did not check; the file
+// alone when it names none or cannot be read.
+func mentionSpan(p string) deploy.Span {
+	data, err := readBounded(p)
+	if err != nil {
+		return deploy.Span{File: p}
+	}
+	f := source.NewFile(p, data, source.SyntaxOf(p))
+	if m, ok := firstMention(f); ok {
+		return f.Index(source.LF).Span(p, m.Start, m.End)
+	}
+	return deploy.Span{File: p}
 }

@@ -189,6 +189,29 @@ type jsonEstimate struct {
 	Role       deploy.Role `json:"role"`
 	Deployment string      `json:"deployment"`
 	capacity.Estimate
+	// Unknowns as null, as check writes them: these shadow the estimate's
+	// fields of the same JSON names, where "" and 0 mean unknown.
+	Model    *string `json:"model"`
+	GPU      *string `json:"gpu"`
+	GPUCount *int    `json:"gpu_count"`
+	TP       *int    `json:"tp"`
+	DP       *int    `json:"dp"`
+	PP       *int    `json:"pp"`
+	KVDtype  *string `json:"kv_dtype"`
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullIfZero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 // CapacityJSON writes the result of `kvlint capacity --format json`.
@@ -203,7 +226,9 @@ func CapacityJSON(w io.Writer, res *analysis.Result) error {
 		if est.Missing == nil {
 			est.Missing = []string{}
 		}
-		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Deployment: of[s], Estimate: est})
+		out.Servers = append(out.Servers, jsonEstimate{File: s.Span.File, Line: s.Span.Line, Name: s.Name, Role: s.Role, Deployment: of[s], Estimate: est,
+			Model: nullIfEmpty(est.Model), GPU: nullIfEmpty(est.GPU), GPUCount: nullIfZero(est.GPUCount),
+			TP: nullIfZero(est.TP), DP: nullIfZero(est.DP), PP: nullIfZero(est.PP), KVDtype: nullIfEmpty(est.KVDtype)})
 	}
 	for _, e := range res.Errors {
 		out.Errors = append(out.Errors, errorJSON(e))

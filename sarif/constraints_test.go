@@ -70,6 +70,7 @@ func githubProblems(data []byte, wantRules []string) []string {
 	p.check(str(driver["semanticVersion"]) != "", "no tool.driver.semanticVersion")
 	p.check(strings.HasPrefix(str(driver["informationUri"]), "https://"), "informationUri %v", driver["informationUri"])
 	ruleList, isArray := driver["rules"].([]any)
+	rulesArr := ruleList
 	p.check(isArray, "tool.driver.rules is not an array")
 	p.check(len(ruleList) <= 25000, "%d rules, over 25,000", len(ruleList))
 	var ids []string
@@ -89,7 +90,8 @@ func githubProblems(data []byte, wantRules []string) []string {
 		help := obj(rule["help"])
 		p.check(str(help["text"]) != "", "%s: no help.text", at)
 		p.check(str(help["markdown"]) != "", "%s: no help.markdown", at)
-		p.check(str(rule["helpUri"]) == RuleDocURL(id), "%s: helpUri %v", at, rule["helpUri"])
+		base, _, _ := strings.Cut(id, "/")
+		p.check(str(rule["helpUri"]) == RuleDocURL(base), "%s: helpUri %v", at, rule["helpUri"])
 		p.check(slices.Contains(levels[1:], str(obj(rule["defaultConfiguration"])["level"])),
 			"%s: defaultConfiguration.level %v", at, obj(rule["defaultConfiguration"])["level"])
 		props := obj(rule["properties"])
@@ -117,6 +119,11 @@ func githubProblems(data []byte, wantRules []string) []string {
 		p.check(isNum && int(idx) >= 0 && int(idx) < len(ids) && ids[int(idx)] == str(res["ruleId"]),
 			"%s: ruleIndex %v does not point at rule %v", at, res["ruleIndex"], res["ruleId"])
 		p.check(slices.Contains(levels, str(res["level"])), "%s: level %v", at, res["level"])
+		if isNum && int(idx) >= 0 && int(idx) < len(rulesArr) {
+			sev := str(obj(res["properties"])["severity"])
+			shown := githubSeverity(obj(rulesArr[int(idx)]), res)
+			p.check(shown == sev, "%s: GitHub would show severity %q, kvlint says %q", at, shown, sev)
+		}
 		p.check(str(obj(res["message"])["text"]) != "", "%s: no message.text", at)
 		locs := arr(res["locations"])
 		p.check(len(locs) == 1, "%s: %d locations, want 1", at, len(locs))
@@ -221,3 +228,32 @@ func (p *problems) noNulls(path string, v any) {
 func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
 func arr(v any) []any          { a, _ := v.([]any); return a }
 func str(v any) string         { s, _ := v.(string); return s }
+
+// githubSeverity is the severity GitHub code scanning shows for a result
+// under descriptor rule, as its documentation says it derives it
+// (sarif-support-for-code-scanning, "reportingDescriptor object"): the
+// descriptor's properties.security-severity decides, by band (over 9.0
+// critical, 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low), whatever the
+// result says; a rule without one is not a security alert and shows the
+// result's level, which for kvlint is only ever info as a note.
+func githubSeverity(rule, result map[string]any) string {
+	ss, ok := obj(rule["properties"])["security-severity"].(string)
+	if !ok {
+		if str(result["level"]) == "note" {
+			return "info"
+		}
+		return "level " + str(result["level"])
+	}
+	f, err := strconv.ParseFloat(ss, 64)
+	switch {
+	case err != nil || f <= 0 || f > 10:
+		return "invalid " + ss
+	case f >= 9.0:
+		return "critical"
+	case f >= 7.0:
+		return "high"
+	case f >= 4.0:
+		return "medium"
+	}
+	return "low"
+}

@@ -21,8 +21,8 @@ type builder struct {
 }
 
 // result turns a finding into a SARIF result pointing at its span.
-func (b *builder) result(f diag.Diagnostic, ruleIndex int, server string) *gosarif.Result {
-	r := gosarif.NewRuleResult(f.Rule).
+func (b *builder) result(f diag.Diagnostic, ruleID string, ruleIndex int, server string) *gosarif.Result {
+	r := gosarif.NewRuleResult(ruleID).
 		WithRuleIndex(ruleIndex).
 		WithLevel(level(f.Level())).
 		WithMessage(gosarif.NewTextMessage(f.Message + offFileOrigin(f.Origin)))

@@ -56,6 +56,37 @@ func securitySeverity(s diag.Severity) string {
 	return ""
 }
 
+// resultRuleID is the descriptor a finding is reported under: its rule's
+// own when the finding has the rule's default severity, else the variant
+// RULE/severity (Write explains why).
+func resultRuleID(f diag.Diagnostic, d *gosarif.ReportingDescriptor) string {
+	if d == nil || d.ID != f.Rule || d.DefaultConfiguration == nil {
+		return f.Rule
+	}
+	if ruleSeverity(d) == f.Severity {
+		return f.Rule
+	}
+	return f.Rule + "/" + f.Severity
+}
+
+// ruleSeverity is the kvlint severity a descriptor was made for.
+func ruleSeverity(d *gosarif.ReportingDescriptor) string {
+	s, _ := d.Properties["kvlint-severity"].(string)
+	return s
+}
+
+// variantDescriptor is the descriptor of rule r at severity sev: the same
+// texts and help page, that severity's level and security-severity.
+func variantDescriptor(r rules.Rule, sev string) *gosarif.ReportingDescriptor {
+	r.Severity = sev
+	d := descriptor(r)
+	d.ID = r.ID + "/" + sev
+	if d.Name != nil {
+		d.Name = ptr(*d.Name + "/" + sev)
+	}
+	return d
+}
+
 // family tags a rule by the hundred its ID is in: the areas of
 // rules/policies/ (capacity, disaggregation, isolation, flags, suppressions, coverage).
 func family(id string) string {
@@ -120,6 +151,9 @@ func descriptor(r rules.Rule) *gosarif.ReportingDescriptor {
 	// finding is wrong only when kvlint's inputs are (a model or GPU it was
 	// not told about), which KV105 reports instead of guessing.
 	props["precision"] = "high"
+	// The severity the descriptor stands for, so a finding of another
+	// severity is reported under a variant descriptor (resultRuleID).
+	props["kvlint-severity"] = r.Severity
 	d.WithProperties(props)
 	return d
 }

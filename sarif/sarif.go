@@ -207,10 +207,35 @@ func build(l Log) (*gosarif.Report, []diag.Severity, error) {
 			addRule(rules.Rule{ID: f.Rule, Title: f.Title, Severity: f.Severity})
 		}
 	}
+	// GitHub takes an alert's severity from the security-severity of the
+	// rule descriptor, never from the result (sarif-support-for-code-scanning,
+	// "reportingDescriptor object"; result.properties are not read for it).
+	// A rule whose finding is more or less severe than the rule's default
+	// (a critical KV101, a high KV402) therefore gets a descriptor of its
+	// own, RULE/severity, whose security-severity and level are the
+	// finding's: what GitHub shows is then what kvlint says.
+	byID := map[string]rules.Rule{}
+	for _, r := range l.Rules {
+		if _, dup := byID[r.ID]; !dup {
+			byID[r.ID] = r
+		}
+	}
+	for _, f := range l.Findings {
+		id := resultRuleID(f, driver.Rules[ruleIndex[f.Rule]])
+		if _, ok := ruleIndex[id]; ok {
+			continue
+		}
+		r, ok := byID[f.Rule]
+		if !ok {
+			r = rules.Rule{ID: f.Rule, Title: f.Title}
+		}
+		ruleIndex[id] = len(driver.Rules)
+		driver.Rules = append(driver.Rules, variantDescriptor(r, f.Severity))
+	}
 	if len(driver.Rules) > maxRules {
 		used := map[string]bool{}
 		for _, f := range l.Findings {
-			used[f.Rule] = true
+			used[resultRuleID(f, driver.Rules[ruleIndex[f.Rule]])] = true
 		}
 		driver.Rules = slices.DeleteFunc(driver.Rules, func(d *gosarif.ReportingDescriptor) bool { return !used[d.ID] })
 		driver.Rules = driver.Rules[:min(len(driver.Rules), maxRules)]
@@ -230,12 +255,19 @@ func build(l Log) (*gosarif.Report, []diag.Severity, error) {
 	run.AutomationDetails = &gosarif.RunAutomationDetails{ID: ptr(automationID(l.Category))}
 
 	ranks := make([]diag.Severity, 0, len(l.Findings))
+	ruleIDs := make([]string, len(l.Findings))
 	for i, f := range l.Findings {
-		idx, ok := ruleIndex[f.Rule]
+		ruleIDs[i] = f.Rule
+		if idx, ok := ruleIndex[f.Rule]; ok {
+			ruleIDs[i] = resultRuleID(f, driver.Rules[idx])
+		}
+	}
+	for i, f := range l.Findings {
+		idx, ok := ruleIndex[ruleIDs[i]]
 		if !ok {
 			continue // dropped with the rules over GitHub's limit
 		}
-		r := b.result(f, idx, serverName(l.Servers, f.Server))
+		r := b.result(f, ruleIDs[i], idx, serverName(l.Servers, f.Server))
 		if i < len(l.ResultProperties) {
 			for k, v := range l.ResultProperties[i] {
 				r.Properties[k] = v

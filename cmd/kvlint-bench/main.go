@@ -1,3 +1,7 @@
+// The bench tag keeps this driver out of `go install ./...`, which is how
+// pre-commit installs a language: golang hook: only kvlint is installed.
+//go:build bench
+
 // Command kvlint-bench measures kvlint on generated repositories (see
 // internal/benchrepo): the wall time and peak memory of `kvlint check`, a
 // parse-only floor (discovery and parsing of the same files, no rules), and

@@ -15,6 +15,7 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
@@ -37,6 +38,10 @@ type commonFlags struct {
 	policyDirs    []string
 	policyTimeout time.Duration
 	baselinePath  string
+	// units: the paths are changed files, mapped to what must be checked
+	// with them (parsers.Units); passed lists those with nothing to analyse.
+	units  bool
+	passed []string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -88,7 +93,10 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Re
 	if err != nil {
 		return nil, nil, inputError{err}
 	}
-	if len(paths) == 0 {
+	if f.units {
+		// Nothing left to check is a clean run, not a run over ".".
+		paths, f.passed = parsers.Units(paths)
+	} else if len(paths) == 0 {
 		paths = []string{"."}
 	}
 	var base *baseline.File
@@ -171,6 +179,7 @@ the run).`,
 	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
+	cmd.Flags().BoolVar(&flags.units, "units", false, "the paths are changed files (pre-commit's, a diff's): check the unit each belongs to (its Helm chart, Terraform module, compose project, directory of manifests) and pass over files with nothing to analyse")
 	cmd.Flags().StringVar(&flags.baselinePath, "baseline", "", "report only findings not in this baseline (written by kvlint baseline)")
 	vf.register(cmd)
 	return cmd

@@ -17,6 +17,7 @@ type preCommitHook struct {
 	Language      string   `yaml:"language"`
 	Entry         string   `yaml:"entry"`
 	TypesOr       []string `yaml:"types_or"`
+	Types         []string `yaml:"types"`
 	Files         string   `yaml:"files"`
 	PassFilenames *bool    `yaml:"pass_filenames"`
 }
@@ -51,13 +52,16 @@ func TestPreCommitHookEntry(t *testing.T) {
 	if !ok {
 		t.Fatal(".pre-commit-hooks.yaml has no kvlint hook")
 	}
-	if h.Language != "golang" || h.Entry != "kvlint check" || (h.PassFilenames != nil && !*h.PassFilenames) {
-		t.Errorf("kvlint hook %+v: want language golang, entry \"kvlint check\", file names passed", h)
+	if h.Language != "golang" || h.Entry != "kvlint check --units" || (h.PassFilenames != nil && !*h.PassFilenames) {
+		t.Errorf("kvlint hook %+v: want language golang, entry \"kvlint check --units\", file names passed", h)
 	}
-	for _, typ := range []string{"yaml", "shell", "dockerfile"} {
-		if !slices.Contains(h.TypesOr, typ) {
-			t.Errorf("kvlint hook types_or %v lacks %s", h.TypesOr, typ)
-		}
+	// Every staged file reaches the hook (--units passes over what has
+	// nothing to analyse): templates, charts and Terraform included.
+	if len(h.TypesOr) > 0 || h.Files != "" || !slices.Equal(h.Types, []string{"file"}) {
+		t.Errorf("kvlint hook selects types %v, types_or %v, files %q: want every file", h.Types, h.TypesOr, h.Files)
+	}
+	if d, ok := hooks(t)["kvlint-docker"]; !ok || d.Language != "docker_image" || !strings.HasSuffix(d.Entry, " check --units") {
+		t.Errorf("kvlint-docker hook %+v: want language docker_image running check --units", d)
 	}
 	entry := strings.Fields(h.Entry)
 	if entry[0] != "kvlint" {
@@ -76,6 +80,16 @@ func TestPreCommitHookEntry(t *testing.T) {
 		"bin/run-llm": "#!/usr/bin/env bash\necho starting\n",
 		// "dockerfile".
 		"Dockerfile": "FROM lmsysorg/sglang\nCMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"meta-llama/Llama-3.1-8B-Instruct\"]\n",
+		// A chart: its template, helper and NOTES.txt stand for the chart.
+		"chart/Chart.yaml":             "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"chart/values.yaml":            "ctx: \"8192\"\n",
+		"chart/templates/NOTES.txt":    "Installed.\n",
+		"chart/templates/_helpers.tpl": "{{- define \"c.name\" -}}c{{- end -}}\n",
+		"chart/templates/deployment.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: {{ include \"c.name\" . }}}\nspec:\n  containers:\n    - name: s\n" +
+			"      command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct, --context-length, {{ .Values.ctx | quote }}]\n",
+		// Nothing to analyse: passed over, not an error.
+		"README.md": "# deployments\n",
+		"tools.go":  "package tools\n",
 		// Not staged, but found in the working directory: single tenant, so
 		// the tenant-isolation rules stay quiet.
 		".kvlint.yaml": "tenancy: single\n",
@@ -99,8 +113,8 @@ func TestPreCommitHookEntry(t *testing.T) {
 	if code := run(args, &out, &errOut); code != 0 {
 		t.Errorf("kvlint %s: exit %d, want 0\n%s%s", strings.Join(args, " "), code, out, errOut)
 	}
-	if !strings.Contains(out.String(), "3 servers checked: 0 findings") {
-		t.Errorf("want the three launches checked clean:\n%s", out)
+	if !strings.Contains(out.String(), "4 servers checked: 0 findings") {
+		t.Errorf("want the four launches (the chart's among them) checked clean:\n%s", out)
 	}
 
 	// A mistake in one staged file fails the hook.
@@ -132,6 +146,10 @@ func TestPreCommitPoliciesHook(t *testing.T) {
 	}
 }
 
+// actionInputs are the inputs the action documents; each reaches the
+// check step (version reaches the install step, go-version setup-go).
+var actionInputs = []string{"paths", "config", "gpu", "tenancy", "fail-on", "sarif-file", "sarif-category", "args"}
+
 // action.yml is a composite action that installs kvlint from its own files
 // and runs kvlint check with the documented inputs; the README's workflow
 // uploads the file the action writes.
@@ -154,7 +172,7 @@ func TestActionAndWorkflow(t *testing.T) {
 	if action.Runs.Using != "composite" {
 		t.Errorf("runs.using %q, want composite", action.Runs.Using)
 	}
-	for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+	for _, in := range actionInputs {
 		if _, ok := action.Inputs[in]; !ok {
 			t.Errorf("action.yml has no input %s", in)
 		}
@@ -174,7 +192,7 @@ func TestActionAndWorkflow(t *testing.T) {
 			if strings.Contains(s.Run, "${{") {
 				t.Errorf("the check step pastes an expression into its script")
 			}
-			for _, in := range []string{"paths", "fail-on", "sarif-file"} {
+			for _, in := range actionInputs {
 				found := false
 				for _, v := range s.Env {
 					found = found || v == "${{ inputs."+in+" }}"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -87,6 +88,11 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// --version prints what `kvlint version` does (cobra's template is
+	// replaced so both say the same).
+	root.Version = versionString()
+	root.SetVersionTemplate("{{ printf \"%s\\n\" .Annotations.versionLine }}")
+	root.Annotations = map[string]string{"versionLine": versionLine()}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
@@ -98,13 +104,40 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print kvlint's version",
+		Short: "Print kvlint's version, commit, build date and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "kvlint", versionString())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
 		},
 	}
+}
+
+// versionLine is what `kvlint version` and `kvlint --version` print:
+// "kvlint v1.2.3 (commit abc1234, built 2026-01-02T03:04:05Z, go1.26.8)".
+// Commit and date are the VCS stamp Go records in a build from a checkout
+// (vcs.revision, vcs.time, vcs.modified); a `go install …@version` build
+// has none, and says "unknown" rather than inventing one.
+func versionLine() string {
+	commit, date, goVersion := "unknown", "unknown", runtime.Version()
+	if info, ok := debug.ReadBuildInfo(); ok {
+		goVersion = info.GoVersion
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.time":
+				date = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && commit != "unknown" {
+			commit += "-dirty"
+		}
+	}
+	return fmt.Sprintf("kvlint %s (commit %s, built %s, %s)", versionString(), commit, date, goVersion)
 }
 
 func versionString() string {
