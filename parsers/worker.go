@@ -48,10 +48,11 @@ type wireRelease struct {
 
 // parseResponse is a worker's Parsed with the files it read.
 type parseResponse struct {
-	Servers  []*deploy.Server
-	Services []deploy.Service
-	Errors   []*diag.Diagnostic
-	Files    []wireFile
+	Servers    []*deploy.Server
+	Services   []deploy.Service
+	Errors     []*diag.Diagnostic
+	Unanalysed []Unanalysed
+	Files      []wireFile
 }
 
 type wireFile struct {
@@ -104,7 +105,7 @@ func inWorker(f File, opt Options) (Parsed, bool) {
 			s.Args = map[string]deploy.Value{} // gob sends an empty map as none
 		}
 	}
-	return Parsed{Servers: resp.Servers, Services: resp.Services, Errors: resp.Errors}, true
+	return Parsed{Servers: resp.Servers, Services: resp.Services, Errors: resp.Errors, Unanalysed: resp.Unanalysed}, true
 }
 
 // serveParse is the worker's side: it parses the chart or module in
@@ -130,7 +131,7 @@ func serveParse(dec *gob.Decoder, enc *gob.Encoder) error {
 		opt.Helm = func(string) []helm.Release { return rels }
 	}
 	p := guard(req.File, opt, func() Parsed { return parseAllWith(req.File, opt) })
-	resp := parseResponse{Servers: p.Servers, Services: p.Services, Errors: p.Errors}
+	resp := parseResponse{Servers: p.Servers, Services: p.Services, Errors: p.Errors, Unanalysed: p.Unanalysed}
 	for _, f := range opt.Files.Files() {
 		resp.Files = append(resp.Files, wireFile{Name: f.Name, Data: f.Data, Syntax: f.Syntax})
 	}

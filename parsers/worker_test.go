@@ -35,10 +35,11 @@ func TestWireRoundTrip(t *testing.T) {
 		Entrypoint: &deploy.ImageEntrypoint{Image: "i", Words: []string{"vllm", "serve"}, Source: "s"},
 	}
 	in := parseResponse{
-		Servers:  []*deploy.Server{srv},
-		Services: []deploy.Service{{Name: "svc", Selector: map[string]string{"app": "x"}, Span: span}},
-		Errors:   []*diag.Diagnostic{diag.Errorf(span, "bad %s", "thing")},
-		Files:    []wireFile{{Name: "chart/values.yaml", Data: []byte("a: 1\n"), Syntax: 1}},
+		Servers:    []*deploy.Server{srv},
+		Services:   []deploy.Service{{Name: "svc", Selector: map[string]string{"app": "x"}, Span: span}},
+		Errors:     []*diag.Diagnostic{diag.Errorf(span, "bad %s", "thing")},
+		Unanalysed: []Unanalysed{{Span: span, Kind: UnanalysedTerraformModule, Name: "vpc", Source: "terraform-aws-modules/vpc/aws"}},
+		Files:      []wireFile{{Name: "chart/values.yaml", Data: []byte("a: 1\n"), Syntax: 1}},
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&in); err != nil {
