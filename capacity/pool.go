@@ -17,16 +17,17 @@ func (e *estimator) pool() {
 		e.explainMissingPool()
 		return
 	}
-	const gib = float64(1 << 30)
-	pre := float64(e.gpu.MemoryMiB) / 1024
-	e.est.assume("free GPU memory before the weights load is taken as the whole memory.total (%s MiB): the CUDA context, NCCL and other buffers SGLang allocates first (often 0.5–2 GiB) are not subtracted, and no static allocation besides the weights is counted before the pool, so the real pool is somewhat smaller", Thousands(e.gpu.MemoryMiB))
-	e.est.assume("weights per GPU: parameter counts × bytes per parameter, split as described in the derivation; MTP/NextN layers are not loaded without speculative decoding")
+	total := float64(e.gpu.MemoryMiB) / 1024
+	gap := sglangPreloadGapGiB(e.tp * e.pp)
+	pre := total - gap
+	e.est.assume("free GPU memory before the weights load is taken as memory.total %.2f GiB − %.2f GiB that CUDA, NCCL and all-reduce buffers take at start-up (model_runner.py init_torch_distributed; calibrated on public startup logs, it varies by driver and topology)", total, gap)
+	e.est.assume("weights per GPU: parameter counts × bytes per parameter + %.2f GiB left allocated by loading (calibrated on startup logs); MTP/NextN layers are not loaded without speculative decoding", sglangLoadExtraGiB)
 
 	var budget int64
 	limit := int64(math.MaxInt64)
 	limitStage := 0
 	for r, c := range e.cells {
-		weights := float64(e.weights[r]) / gib
+		weights := float64(e.weights[r])*(1+e.draftFrac)/gib + sglangLoadExtraGiB
 		avail := pre - weights
 		rest := avail - pre*(1-e.memFraction)
 		restBytes := int64(rest * gib)
@@ -48,7 +49,7 @@ func (e *estimator) pool() {
 			return
 		}
 		if len(e.cells) == 1 {
-			e.est.derive("KV budget = %.2f GiB × mem_fraction_static %v − weights %.2f GiB = %s B", pre, e.memFraction, weights, Thousands(restBytes))
+			e.est.derive("KV budget = free %.2f GiB × mem_fraction_static %v − weights and load buffers %.2f GiB = %s B", pre, e.memFraction, weights, Thousands(restBytes))
 			e.est.derive("pool = %s B // %s B/token = %s tokens (aligned down to page size %d)", Thousands(restBytes), formatBytesFloat(c.Bytes), Thousands(tokens), e.page)
 		} else {
 			e.est.derive("stage %d: budget %s B − weights → pool %s tokens", r, Thousands(restBytes), Thousands(tokens))

@@ -109,6 +109,10 @@ type estimator struct {
 	weights          []int64 // bytes per GPU, per pipeline stage
 	weightsKnown     bool
 	swaCapTokens     int64 // SWA pool size when SWAChunkCapPoolConfigurator applies
+	// draftFrac is draft layers / target layers when speculative decoding
+	// runs the model's own MTP layers as the draft: the cell and the weights
+	// grow by that share.
+	draftFrac float64
 }
 
 func (e *estimator) run() {

@@ -227,9 +227,7 @@ func (e *estimator) cell() {
 	if m.isHybridSWAModel() && disable {
 		e.est.derive("--disable-hybrid-swa-memory: one full pool for every layer")
 	}
-	if spec, st := e.r.str("--speculative-algorithm"); st == argSet && spec != "" {
-		e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller", spec)
-	}
+	e.speculative()
 	e.stageLayer = ppLayerSplit(m.Layers, e.pp)
 	worst := -1.0
 	for r, layers := range e.stageLayer {
@@ -238,6 +236,12 @@ func (e *estimator) cell() {
 			e.est.assume("cannot compute the cell size of %s: %v", m.ID, err)
 			e.cells = nil
 			return
+		}
+		if e.draftFrac > 0 && !e.hybridSWA {
+			// pool_configurator.py DefaultPoolConfigurator.__init__: the
+			// draft's KV layers share the pool, so each token's cell grows by
+			// draft layers / target layers.
+			c.Bytes *= 1 + e.draftFrac
 		}
 		e.cells = append(e.cells, c)
 		if c.Bytes > worst {
@@ -257,4 +261,30 @@ func (e *estimator) cell() {
 		e.est.derive("%s", s)
 	}
 	e.est.CellBytesPerToken = ptr(int64(largest.Bytes))
+}
+
+// speculative folds a self-drafting speculative decoder into the pool
+// (modal-projects/sglang@8905cbd4 pool_configurator.py
+// DefaultPoolConfigurator.__init__ scales the cell by 1 + draft layers /
+// target layers; kv_cache_configurator.py _profile_available_bytes counts the
+// draft weights in the budget). For DeepSeek-style MTP (NEXTN, or EAGLE with
+// no separate draft) the draft is the model's own num_nextn_predict_layers
+// (arg_groups/speculative_hook.py sets the draft path to the model path).
+// Another draft model is not in any file kvlint reads: it is reported, not
+// counted.
+func (e *estimator) speculative() {
+	spec, st := e.r.str("--speculative-algorithm")
+	if st != argSet || spec == "" {
+		return
+	}
+	m := e.model
+	alg := strings.ToUpper(spec)
+	draft, dst := e.r.str("--speculative-draft-model-path")
+	selfDraft := dst == argUnset || draft == "" || draft == m.ID
+	if (alg == "NEXTN" || alg == "EAGLE" || alg == "MTP") && selfDraft && m.NextNLayers > 0 && m.Layers > 0 {
+		e.draftFrac = float64(m.NextNLayers) / float64(m.Layers)
+		e.est.derive("speculative decoding (%s) drafts with the model's %d MTP layer(s): the cell and the weights grow by %d/%d", spec, m.NextNLayers, m.NextNLayers, m.Layers)
+		return
+	}
+	e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller", spec)
 }

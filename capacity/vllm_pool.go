@@ -55,13 +55,25 @@ func (e *vllmEstimator) memoryVLLM() {
 	if e.gpu == nil || e.gpu.MemoryMiB <= 0 || !e.weightsKnown {
 		return
 	}
-	total := e.gpu.MemoryBytes()
-	// request_memory: math.ceil(total_memory × gpu_memory_utilization).
+	smi := float64(e.gpu.MemoryBytes()) / gib
+	total := int64((smi - vllmDriverReserveGiB) * gib)
+	// request_memory: math.ceil(total_memory × gpu_memory_utilization), on
+	// the CUDA total.
 	requested := int64(math.Ceil(float64(total) * util))
-	e.est.assume("available KV memory is taken as ceil(memory.total × %g) − weights: vLLM also subtracts the profiled activation peak, non-torch memory (CUDA context, NCCL) and, from 0.21, CUDA-graph memory, so its real KV cache is smaller and its startup check stricter", util)
+	batched, bst := e.r.int("--max-num-batched-tokens")
+	if bst != argSet || batched <= 0 {
+		batched = vllmDefaultBatchedTokens(e.gpu)
+	}
+	activation := float64(batched) * vllmActivationMiBPerToken / 1024
+	graphs := vllmCUDAGraphGiB(batched)
+	if eager, _ := e.r.bool("--enforce-eager"); eager {
+		graphs = 0
+	}
+	runtime := int64((activation + vllmNonTorchGiB + graphs) * gib)
+	e.est.assume("vLLM measures its memory at startup; kvlint takes the CUDA total as memory.total − %.2f GiB, the profiled activation peak as %.2f GiB (%d batched tokens × %.2f MiB), non-torch memory %.2f GiB and CUDA graphs %.2f GiB, figures calibrated on public startup logs of vLLM 0.1x–0.2x", vllmDriverReserveGiB, activation, batched, vllmActivationMiBPerToken, vllmNonTorchGiB, graphs)
 	e.available = make([]int64, len(e.weights))
 	for i, w := range e.weights {
-		e.available[i] = requested - w
+		e.available[i] = requested - w - runtime
 	}
 	e.availKnown = true
 	budget := e.available[0]
@@ -69,7 +81,7 @@ func (e *vllmEstimator) memoryVLLM() {
 		budget = min(budget, a)
 	}
 	e.est.KVBudgetBytes = ptr(budget)
-	e.est.derive("KV memory = ceil(%s B × gpu_memory_utilization %g) = %s B − weights %s B = %s B per GPU (request_memory, determine_available_memory)", Thousands(total), util, Thousands(requested), Thousands(maxOf(e.weights)), Thousands(budget))
+	e.est.derive("KV memory = ceil(CUDA total %s B × gpu_memory_utilization %g) = %s B − weights %s B − activation, non-torch and CUDA-graph memory %s B = %s B per GPU (request_memory, determine_available_memory)", Thousands(total), util, Thousands(requested), Thousands(maxOf(e.weights)), Thousands(runtime), Thousands(budget))
 }
 
 // poolVLLM computes the blocks vLLM allocates and runs its startup check

@@ -15,8 +15,10 @@ func vllmServer(model, gpu string, args ...string) *deploy.Server {
 }
 
 // The expected numbers were computed independently with vLLM's arithmetic in
-// Python: requested = math.ceil(memory.total × utilization) (request_memory),
-// available = requested − weights, page = block_size × per-token bytes of a
+// Python: requested = math.ceil(CUDA total × utilization) (request_memory,
+// CUDA total = memory.total − 0.45 GiB), available = requested − weights −
+// (activation 0.75 MiB × batched tokens + non-torch 0.2 GiB + CUDA graphs 1.3
+// GiB at 8,192 batched tokens, 0.1 GiB at 2,048), page = block_size × per-token bytes of a
 // layer, blocks = available // page // layers (get_num_blocks), needed =
 // layers × page × cdiv(max_model_len, block_size), and the estimate
 // available // (page × layers) × block_size; memory.total is the catalog's
@@ -37,18 +39,18 @@ func TestVLLMPool(t *testing.T) {
 	}{
 		{
 			name: "Llama-3.1-8B on H100, defaults", model: "meta-llama/Llama-3.1-8B-Instruct", gpu: "H100-SXM-80GB",
-			budget: 62618622690, cell: 131072, ctx: 131072, pool: int64(477728), full: int64(3),
+			budget: 54121029894, cell: 131072, ctx: 131072, pool: int64(412896), full: int64(3),
 		},
 		{
-			name: "Llama-3.1-70B on two H100s: one 128K request does not fit", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "H100-SXM-80GB",
+			name: "Llama-3.1-70B on two H100s: the runtime leaves no memory for the cache", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "H100-SXM-80GB",
 			args:   []string{"--tensor-parallel-size", "2"},
-			budget: 8125438690, cell: 163840, ctx: 131072, pool: nil, full: nil,
-			err: "ValueError: To serve at least one request with the models's max seq len (131072), (20.00 GiB KV cache is needed, which is larger than the available KV cache memory (7.57 GiB). Based on the available memory, the estimated maximum model length is 49584. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+			budget: -372154106, cell: 163840, ctx: 131072, pool: nil, full: nil,
+			err: "ValueError: No available memory for the cache blocks.",
 		},
 		{
 			name: "Llama-3.1-70B on four H100s, 32K context, utilization 0.9", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "H100-SXM-80GB",
 			args:   []string{"--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.9", "--max-model-len", "32K"},
-			budget: 41691875738, cell: 81920, ctx: 32768, pool: int64(508928), full: int64(15),
+			budget: 33203946619, cell: 81920, ctx: 32768, pool: int64(405312), full: int64(12),
 		},
 		{
 			name: "--kv-cache-memory-bytes ignores the utilization", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "H100-SXM-80GB",
@@ -59,19 +61,19 @@ func TestVLLMPool(t *testing.T) {
 		{
 			name: "Llama-3.1-8B on an L4", model: "meta-llama/Llama-3.1-8B-Instruct", gpu: "L4",
 			args:   []string{"--max-model-len", "128K"},
-			budget: 6160145122, cell: 131072, ctx: 131072,
-			err: "max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.74 GiB). Based on the available memory, the estimated maximum model length is 46992.",
+			budget: 3782880723, cell: 131072, ctx: 131072,
+			err: "max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.52 GiB). Based on the available memory, the estimated maximum model length is 28848.",
 		},
 		{
 			name: "fp8 KV halves the page", model: "meta-llama/Llama-3.1-8B-Instruct", gpu: "L4",
 			args:   []string{"--kv-cache-dtype", "fp8"},
-			budget: 6160145122, cell: 65536, ctx: 131072,
-			err: "(8.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.74 GiB). Based on the available memory, the estimated maximum model length is 93984.",
+			budget: 3782880723, cell: 65536, ctx: 131072,
+			err: "(8.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.52 GiB). Based on the available memory, the estimated maximum model length is 57712.",
 		},
 		{
 			name: "auto-fit max_model_len", model: "meta-llama/Llama-3.1-8B-Instruct", gpu: "L4",
 			args:   []string{"--max-model-len", "auto"},
-			budget: 6160145122, cell: 131072, ctx: 46992, pool: int64(46992), full: int64(1),
+			budget: 3782880723, cell: 131072, ctx: 28848, pool: int64(28848), full: int64(1),
 		},
 		{
 			// 1000 blocks × 16 tokens: the check plans with the override,

@@ -58,11 +58,15 @@ deny contains finding if {
 }
 
 # shortfall(s) states the memory arithmetic when every term is known.
-shortfall(s) := sprintf("Weights take %s per GPU, but %s of the %s GPU leaves %s for weights and KV cache together (%s short)", [
+# What the fraction leaves for weights and KV cache is the weights plus the
+# budget kvlint computed (negative here): the budget already takes off what
+# CUDA and NCCL hold at start-up and what loading leaves allocated, so the
+# three numbers agree.
+shortfall(s) := sprintf("Weights take %s per GPU, but %s of the %s GPU, less what CUDA, NCCL and loading hold, leaves %s for weights and KV cache together (%s short)", [
 	lib.gib(c.weights_bytes_per_gpu),
 	fraction_phrase(s),
 	lib.gib(c.gpu_memory_bytes),
-	lib.gib(c.gpu_memory_bytes * c.mem_fraction_static),
+	lib.gib(c.weights_bytes_per_gpu + c.kv_budget_bytes),
 	lib.gib(0 - c.kv_budget_bytes),
 ]) if {
 	c := s.capacity

@@ -24,7 +24,7 @@ test_fires_when_weights_exceed_the_static_budget if {
 	})
 	findings := no_kv_memory.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "Weights take 65.7 GiB per GPU, but --mem-fraction-static 0.8 of the 79.6 GiB GPU leaves 63.7 GiB for weights and KV cache together (2.0 GiB short): SGLang would not start, it raises ValueError \"Loaded weights leave no GPU memory for the KV cache\" after loading the weights; raise --mem-fraction-static above about 0.825, or shard the weights over more GPUs",
+		"msg": "Weights take 65.7 GiB per GPU, but --mem-fraction-static 0.8 of the 79.6 GiB GPU, less what CUDA, NCCL and loading hold, leaves 63.7 GiB for weights and KV cache together (2.0 GiB short): SGLang would not start, it raises ValueError \"Loaded weights leave no GPU memory for the KV cache\" after loading the weights; raise --mem-fraction-static above about 0.825, or shard the weights over more GPUs",
 		"server": 0,
 		"arg": "--mem-fraction-static",
 	}}
