@@ -145,9 +145,9 @@ type Server struct {
 	// discovery, where a frontend finds them, instead of being named by URL.
 	Dynamo bool `json:"dynamo,omitempty"`
 
-	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
-	GPU      Value  `json:"gpu"`       // product name, node label value or instance type
-	GPUCount Value  `json:"gpu_count"` // GPUs per pod/container
+	Model    Value `json:"model"`     // --model-path, or vLLM's positional model
+	GPU      Value `json:"gpu"`       // product name, node label value or instance type
+	GPUCount Value `json:"gpu_count"` // GPUs per pod/container
 	// GPUKey is the node label GPU was read from ("nvidia.com/gpu.product",
 	// "node.kubernetes.io/instance-type", …); "" when GPU is a product
 	// name (Slurm --gres, SkyPilot accelerators): the two are resolved
@@ -160,7 +160,7 @@ type Server struct {
 	// GPUSlice is the MIG profile the container requests as an extended
 	// resource (nvidia.com/mig-1g.10gb → "1g.10gb"), spanning the resource
 	// name: the server sees that slice's memory, not the whole GPU's.
-	GPUSlice Value `json:"gpu_slice"`
+	GPUSlice Value  `json:"gpu_slice"`
 	Replicas Value  `json:"replicas"`
 	Image    Value  `json:"image"`
 	Labels   Labels `json:"labels,omitempty"`
