@@ -26,6 +26,8 @@ type Catalog struct {
 	byID    map[string]int   // lower-cased id or alias → models index
 	byLast  map[string][]int // lower-cased last path component → models indexes
 	gpuKeys map[string][]gpuKey
+	// instances are the cloud instance types with GPUs (instances.go).
+	instances []InstanceType
 }
 
 // gpuKey is one way of naming a GPU; assumed marks a bare name that could
@@ -64,6 +66,9 @@ func NewCatalog(modelsData, gpusData []byte) (*Catalog, error) {
 	}
 	if err := decodeStrict(gpusData, &c.gpus); err != nil {
 		return nil, fmt.Errorf("gpus: %w", err)
+	}
+	if err := decodeStrict(instanceTypesJSON, &c.instances); err != nil {
+		return nil, fmt.Errorf("instance types: %w", err)
 	}
 	for i := range c.models {
 		m := &c.models[i]
@@ -316,18 +321,9 @@ func (c *Catalog) gpuByList(value string, names func(*GPU) []string) (*GPU, bool
 	return &g, true
 }
 
-// gpuByInstanceType maps a cloud instance type to its GPU; a pattern ending in
-// "*" matches an instance family ("g6e.*").
+// gpuByInstanceType maps a cloud instance type to its GPU through the
+// instance-type table (data/instance-types.tsv).
 func (c *Catalog) gpuByInstanceType(value string) (*GPU, bool) {
-	for i := range c.gpus {
-		for _, t := range c.gpus[i].InstanceTypes {
-			prefix, family := strings.CutSuffix(t, "*")
-			if (family && strings.HasPrefix(strings.ToLower(value), strings.ToLower(prefix))) ||
-				(!family && strings.EqualFold(value, t)) {
-				g := c.gpus[i]
-				return &g, true
-			}
-		}
-	}
-	return nil, false
+	_, g, ok := c.InstanceType(value)
+	return g, ok
 }

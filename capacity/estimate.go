@@ -7,14 +7,17 @@ import "github.com/kvlint/kvlint/deploy"
 // A nil pointer means "unknown"; Missing says what the user could declare to
 // make it known.
 type Estimate struct {
-	Engine   deploy.Engine `json:"engine"`
-	Model    string        `json:"model"` // as resolved (catalog id or local path); "" if unknown
-	GPU      string        `json:"gpu"`   // catalog name; "" if unknown
-	GPUCount int           `json:"gpu_count"`
-	TP       int           `json:"tp"`
-	DP       int           `json:"dp"`
-	PP       int           `json:"pp"`
-	KVDtype  string        `json:"kv_dtype"` // the torch dtype the pool stores: bfloat16, float16, fp8_e4m3, …
+	Engine deploy.Engine `json:"engine"`
+	Model  string        `json:"model"` // as resolved (catalog id or local path); "" if unknown
+	GPU    string        `json:"gpu"`   // catalog name; "" if unknown
+	// GPUSource says where GPU came from: the label, selector or instance
+	// type at its file:line:col, or "--gpu (the files name none)".
+	GPUSource string `json:"gpu_source,omitempty"`
+	GPUCount  int    `json:"gpu_count"`
+	TP        int    `json:"tp"`
+	DP        int    `json:"dp"`
+	PP        int    `json:"pp"`
+	KVDtype   string `json:"kv_dtype"` // the torch dtype the pool stores: bfloat16, float16, fp8_e4m3, …
 
 	PageSize           int      `json:"page_size"`
 	MemFractionStatic  *float64 `json:"mem_fraction_static"`

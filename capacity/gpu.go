@@ -34,10 +34,7 @@ type GPU struct {
 	// variants of one name apart (a100: 40960 or 81920).
 	KarpenterGPUNames     []string `json:"karpenter_gpu_names,omitempty"`
 	KarpenterGPUMemoryMiB int64    `json:"karpenter_gpu_memory_mib,omitempty"`
-	// InstanceTypes are node.kubernetes.io/instance-type values (GCE machine
-	// types, EC2 instance types, Azure VM sizes); "g5.*" matches a family.
-	InstanceTypes []string `json:"instance_types,omitempty"`
-	AMDProducts   []string `json:"amd_products,omitempty"` // amd.com/gpu.product-name
+	AMDProducts           []string `json:"amd_products,omitempty"` // amd.com/gpu.product-name
 
 	// ComputeCapability is the CUDA compute capability ("9.0"); "" for AMD or
 	// when unknown.

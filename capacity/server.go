@@ -13,8 +13,10 @@ import (
 
 // Options are the inputs of an estimate that do not come from the server.
 type Options struct {
-	// GPU overrides the server's GPU (kvlint's --gpu flag).
-	GPU string
+	// GPU is the GPU of servers whose files name none (kvlint's --gpu
+	// flag, or .kvlint.yaml gpu:); GPUSource says which ("--gpu" if empty).
+	GPU       string
+	GPUSource string
 	// ModelConfigs maps a model name as the server writes it to a local
 	// config.json (file or directory) or to a catalog id (.kvlint.yaml models:).
 	ModelConfigs map[string]string
@@ -84,6 +86,9 @@ type estimator struct {
 
 	gpu   *GPU
 	model *Model
+	// instanceGPUs is the GPU count of the instance type the pod is
+	// pinned to, 0 when none is.
+	instanceGPUs int
 
 	contextFlag bool // --context-length was given (known)
 	pageKnown   bool
@@ -205,39 +210,60 @@ func cpNote(cp int) string {
 	return ""
 }
 
-// resolveGPU finds the server's GPU: --gpu, else the one the manifests name.
+// resolveGPU finds the server's GPU. What the files say comes first (a node
+// label or selector, an instance type, a MIG resource, Slurm --gres,
+// SkyPilot accelerators); --gpu and .kvlint.yaml gpu: are the default for
+// servers whose files name none, or name one kvlint cannot read. Where the
+// GPU came from is said in the derivation and in Estimate.GPUSource.
 func (e *estimator) resolveGPU() {
-	name, from := strings.TrimSpace(e.opt.GPU), "--gpu"
-	if name == "" {
-		g := e.s.GPU
+	e.gpuCount()
+	g, from, ok := e.gpuFromFiles()
+	fallback := strings.TrimSpace(e.opt.GPU)
+	src := e.opt.GPUSource
+	if src == "" {
+		src = "--gpu"
+	}
+	switch {
+	case ok && fallback != "":
+		e.est.derive("%s %q is not used: the files name the GPU", src, fallback)
+	case !ok && fallback != "":
+		name := fallback
+		cg, how := e.cat.lookupGPU(name)
 		switch {
-		case g.Known && strings.TrimSpace(g.Raw) != "":
-			name, from = strings.TrimSpace(g.Raw), "the deployment"
-		case g.IsSet() && !g.Known:
-			e.est.assume("the GPU is given as %q, which kvlint cannot resolve statically%s", g.Raw, at(g.Span))
+		case cg == nil && len(how.candidates) > 0:
+			e.est.need("gpu")
+			e.est.assume("GPU %q (from %s) could be any of %s, which differ in memory: declare which", name, src, strings.Join(how.candidates, ", "))
+			return
+		case cg == nil:
+			e.est.need("gpu")
+			e.est.assume("GPU %q (from %s) is not in kvlint's GPU catalog: declare a known GPU with --gpu or gpu: in .kvlint.yaml", name, src)
+			return
+		}
+		if how.assumed {
+			e.est.assume("GPU %q is read as %s (%s MiB)", name, cg.Name, Thousands(cg.MemoryMiB))
+		}
+		g, ok = cg, true
+		from = src + " (the files name none)"
+		if e.s.GPU.IsSet() {
+			from = src + " (the files name none kvlint can read)"
 		}
 	}
-	e.gpuCount()
-	if name == "" {
+	g = e.migSlice(g)
+	if g == nil {
 		e.est.need("gpu")
-		e.est.assume("no GPU is known for this server: declare it with --gpu or gpu: in .kvlint.yaml")
-		return
-	}
-	g, how := e.cat.lookupGPU(name)
-	switch {
-	case g == nil && len(how.candidates) > 0:
-		e.est.need("gpu")
-		e.est.assume("GPU %q (from %s) could be any of %s, which differ in memory: declare which", name, from, strings.Join(how.candidates, ", "))
-		return
-	case g == nil:
-		e.est.need("gpu")
-		e.est.assume("GPU %q (from %s) is not in kvlint's GPU catalog: declare a known GPU with --gpu or gpu: in .kvlint.yaml", name, from)
+		if !e.s.GPU.IsSet() {
+			e.est.assume("no GPU is known for this server: declare it with --gpu or gpu: in .kvlint.yaml")
+		}
 		return
 	}
 	e.gpu = g
 	e.est.GPU = g.Name
-	if how.assumed {
-		e.est.assume("GPU %q is read as %s (%s MiB)", name, g.Name, Thousands(g.MemoryMiB))
+	if e.est.GPUSource == "" {
+		e.est.GPUSource = from
+	}
+	e.est.derive("GPU %s from %s", g.Name, from)
+	if n := e.instanceGPUs; n > 0 && e.est.GPUCount > n {
+		e.est.assume("the container asks for %d GPUs but its instance type has %d: the pod cannot be scheduled", e.est.GPUCount, n)
 	}
 	if g.MemoryMiB <= 0 {
 		e.est.need("gpu")
@@ -249,6 +275,157 @@ func (e *estimator) resolveGPU() {
 	for _, alt := range g.MemoryMiBAlternatives {
 		e.est.assume("%s reports %s MiB with some drivers; kvlint uses %s MiB", g.Name, Thousands(alt), Thousands(g.MemoryMiB))
 	}
+}
+
+// gpuFromFiles resolves the GPU the server's files declare. ok is false
+// when they declare none, or one kvlint cannot resolve (said in an
+// assumption): --gpu may then stand in. A MIG slice with no parent GPU
+// named is handled by migSlice.
+func (e *estimator) gpuFromFiles() (g *GPU, from string, ok bool) {
+	v := e.s.GPU
+	if !v.IsSet() {
+		return nil, "", false
+	}
+	key := e.s.GPUKey
+	written := key
+	if written == "" {
+		written = "the deployment"
+	}
+	if len(e.s.GPUCandidates) > 0 {
+		return e.gpuCandidates(written, v.Span)
+	}
+	raw := strings.TrimSpace(v.Raw)
+	if !v.Known || raw == "" {
+		e.est.assume("the GPU is given as %q, which kvlint cannot resolve statically%s", v.Raw, at(v.Span))
+		return nil, "", false
+	}
+	from = fmt.Sprintf("%s %s at %s", written, raw, v.Span)
+	g, how, note := e.gpuByKey(key, raw)
+	switch {
+	case g == nil && len(how.candidates) > 0:
+		e.est.assume("GPU %q (from %s) could be any of %s, which differ in memory: declare which", raw, from, strings.Join(how.candidates, ", "))
+		return nil, "", false
+	case g == nil:
+		e.est.assume("GPU %q (from %s) is not in kvlint's GPU catalog: declare a known GPU with --gpu or gpu: in .kvlint.yaml", raw, from)
+		return nil, "", false
+	}
+	if how.assumed {
+		e.est.assume("GPU %q is read as %s (%s MiB)", raw, g.Name, Thousands(g.MemoryMiB))
+	}
+	if note != "" {
+		from += " " + note
+	}
+	return g, from, true
+}
+
+// gpuByKey resolves one declared value by the label it was written under;
+// note describes what an instance type carries.
+func (e *estimator) gpuByKey(key, raw string) (*GPU, gpuMatch, string) {
+	switch key {
+	case "":
+		g, how := e.cat.lookupGPU(raw)
+		return g, how, ""
+	case "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type":
+		it, g, ok := e.cat.InstanceType(raw)
+		if !ok {
+			return nil, gpuMatch{}, ""
+		}
+		e.instanceGPUs = it.GPUs
+		return g, gpuMatch{}, fmt.Sprintf("(%d × %s per node, %s)", it.GPUs, g.Name, it.Source)
+	case "nvidia.com/gpu.memory":
+		// GPU feature discovery's memory label is NVML's total in MiB
+		// (NVIDIA/k8s-device-plugin internal/lm/resource.go): the memory
+		// without the model.
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n <= 0 || n > 1<<24 {
+			return nil, gpuMatch{}, ""
+		}
+		return &GPU{Name: "NVIDIA GPU with " + Thousands(n) + " MiB", Vendor: "NVIDIA", MemoryMiB: n, Source: "nvidia.com/gpu.memory"}, gpuMatch{}, ""
+	}
+	g, ok := e.cat.GPUByNodeLabel(key, raw)
+	if !ok {
+		// A value that fits several GPUs with other memory: say which.
+		_, how := e.cat.lookupGPU(raw)
+		return nil, gpuMatch{candidates: how.candidates}, ""
+	}
+	return g, gpuMatch{}, ""
+}
+
+// gpuCandidates resolves an affinity that allows several values: the GPU
+// is known only when every candidate is a catalog GPU and all have the
+// same memory total.
+func (e *estimator) gpuCandidates(key string, span deploy.Span) (*GPU, string, bool) {
+	var gpus []*GPU
+	var names []string
+	for _, c := range e.s.GPUCandidates {
+		g, _, _ := e.gpuByKey(e.s.GPUKey, c)
+		if g == nil {
+			names = append(names, c+" (not in kvlint's catalog)")
+		} else {
+			names = append(names, fmt.Sprintf("%s (%s, %s MiB)", c, g.Name, Thousands(g.MemoryMiB)))
+		}
+		gpus = append(gpus, g)
+	}
+	list := strings.Join(names, ", ")
+	same := true
+	for _, g := range gpus {
+		if g == nil || g.MemoryMiB <= 0 || g.MemoryMiB != gpus[0].MemoryMiB {
+			same = false
+		}
+	}
+	if !same {
+		e.est.assume("the node affinity (%s at %s) allows several GPUs: %s; their memory differs or is unknown, so the GPU is unknown: pin one", key, span, list)
+		return nil, "", false
+	}
+	return gpus[0], fmt.Sprintf("%s at %s, any of %s: the same memory", key, span, list), true
+}
+
+// migSlice narrows the GPU to the MIG slice the container requests: the
+// engine sees the slice's memory, not the card's. A profile name states
+// the slice's share of the card's memory in GB ("1g.10gb" on an 80 GB
+// card is an eighth: NVIDIA MIG user guide, "Supported MIG Profiles":
+// profile names change with the memory proportion), so with the card
+// known the slice gets that share of its total; without it, the nominal
+// GB in the name.
+func (e *estimator) migSlice(card *GPU) *GPU {
+	sl := e.s.GPUSlice
+	if !sl.IsSet() || !sl.Known {
+		return card
+	}
+	gb, ok := migGB(sl.Raw)
+	if !ok {
+		e.est.assume("the MIG profile %q has no memory size kvlint can read%s", sl.Raw, at(sl.Span))
+		return card
+	}
+	g := &GPU{Vendor: "NVIDIA", Source: "MIG profile " + sl.Raw}
+	switch {
+	case card != nil && card.MarketingGB > 0 && card.MemoryMiB > 0:
+		g.Name = card.Name + " MIG " + sl.Raw
+		g.ComputeCapability = card.ComputeCapability
+		g.MemoryMiB = card.MemoryMiB * gb / int64(card.MarketingGB)
+		e.est.assume("MIG slice %s%s: %d of %s's %d GB, %s MiB of its %s MiB", sl.Raw, at(sl.Span), gb, card.Name, card.MarketingGB, Thousands(g.MemoryMiB), Thousands(card.MemoryMiB))
+	default:
+		g.Name = "MIG " + sl.Raw
+		g.MemoryMiB = gb * 1000 * 1000 * 1000 >> 20
+		e.est.assume("MIG slice %s%s on a GPU the files do not name: its nominal %d GB (%s MiB)", sl.Raw, at(sl.Span), gb, Thousands(g.MemoryMiB))
+	}
+	e.est.GPUSource = "nvidia.com/mig-" + sl.Raw + " at " + sl.Span.String()
+	return g
+}
+
+// migGB reads the memory of a MIG profile name: "1g.10gb" → 10,
+// "1g.10gb+me" → 10.
+func migGB(profile string) (int64, bool) {
+	_, mem, ok := strings.Cut(strings.ToLower(profile), ".")
+	if !ok {
+		return 0, false
+	}
+	mem, _, _ = strings.Cut(mem, "+")
+	n, err := strconv.ParseInt(strings.TrimSuffix(mem, "gb"), 10, 64)
+	if err != nil || !strings.HasSuffix(mem, "gb") || n <= 0 || n > 1<<12 {
+		return 0, false
+	}
+	return n, true
 }
 
 func (e *estimator) gpuCount() {

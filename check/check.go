@@ -185,11 +185,12 @@ func sortErrors(errs []*diag.Diagnostic) {
 }
 
 // capacityOptions applies the configuration's model mappings and GPU to
-// the capacity estimates; --gpu overrides the file.
+// the capacity estimates. The GPU is a default for servers whose files
+// name none; --gpu overrides the configuration's.
 func capacityOptions(cfg *config.Config, gpu string) capacity.Options {
-	opt := capacity.Options{GPU: cfg.GPU, ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default()}
+	opt := capacity.Options{GPU: cfg.GPU, GPUSource: ".kvlint.yaml gpu:", ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default()}
 	if gpu != "" {
-		opt.GPU = gpu
+		opt.GPU, opt.GPUSource = gpu, "--gpu"
 	}
 	return opt
 }

@@ -145,9 +145,22 @@ type Server struct {
 	// discovery, where a frontend finds them, instead of being named by URL.
 	Dynamo bool `json:"dynamo,omitempty"`
 
-	Model    Value  `json:"model"`     // --model-path, or vLLM's positional model
-	GPU      Value  `json:"gpu"`       // product name, from node labels or --gpu
-	GPUCount Value  `json:"gpu_count"` // GPUs per pod/container
+	Model    Value `json:"model"`     // --model-path, or vLLM's positional model
+	GPU      Value `json:"gpu"`       // product name, node label value or instance type
+	GPUCount Value `json:"gpu_count"` // GPUs per pod/container
+	// GPUKey is the node label GPU was read from ("nvidia.com/gpu.product",
+	// "node.kubernetes.io/instance-type", …); "" when GPU is a product
+	// name (Slurm --gres, SkyPilot accelerators): the two are resolved
+	// differently (an instance type is no GPU name).
+	GPUKey string `json:"gpu_key,omitempty"`
+	// GPUCandidates are the values a required node affinity allows for
+	// GPUKey when it allows several (In [a, b]): GPU is then unknown and
+	// spans them all, and the pod may land on any of them.
+	GPUCandidates []string `json:"gpu_candidates,omitempty"`
+	// GPUSlice is the MIG profile the container requests as an extended
+	// resource (nvidia.com/mig-1g.10gb → "1g.10gb"), spanning the resource
+	// name: the server sees that slice's memory, not the whole GPU's.
+	GPUSlice Value  `json:"gpu_slice"`
 	Replicas Value  `json:"replicas"`
 	Image    Value  `json:"image"`
 	Labels   Labels `json:"labels,omitempty"`
@@ -216,12 +229,13 @@ const (
 	FieldModel      FieldKind = "model"
 	FieldGPU        FieldKind = "gpu"
 	FieldGPUCount   FieldKind = "gpu-count"
+	FieldGPUSlice   FieldKind = "gpu-slice"
 	FieldReplicas   FieldKind = "replicas"
 	FieldImage      FieldKind = "image"
 )
 
 // Values yields every value of the server once: the flags in Args by name,
-// the items of ArgLists, Positionals, Opaque, then Model, GPU, GPUCount,
+// the items of ArgLists, Positionals, Opaque, then Model, GPU, GPUCount, GPUSlice,
 // Replicas and Image. A change made through the pointer is kept (for Args,
 // once the loop body returns). This is the one list of a server's values:
 // whatever maps, checks or collects them all ranges over it.
@@ -258,7 +272,7 @@ func (s *Server) Values() iter.Seq2[Field, *Value] {
 			kind FieldKind
 			v    *Value
 		}{
-			{FieldModel, &s.Model}, {FieldGPU, &s.GPU}, {FieldGPUCount, &s.GPUCount},
+			{FieldModel, &s.Model}, {FieldGPU, &s.GPU}, {FieldGPUCount, &s.GPUCount}, {FieldGPUSlice, &s.GPUSlice},
 			{FieldReplicas, &s.Replicas}, {FieldImage, &s.Image},
 		} {
 			if !yield(Field{Kind: f.kind}, f.v) {
@@ -294,6 +308,8 @@ func (s *Server) Lookup(f Field) (Value, bool) {
 		return s.GPU, true
 	case FieldGPUCount:
 		return s.GPUCount, true
+	case FieldGPUSlice:
+		return s.GPUSlice, true
 	case FieldReplicas:
 		return s.Replicas, true
 	case FieldImage:

@@ -80,6 +80,7 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		}
 	}
 	count := p.gpuCount(c)
+	slice := p.gpuSlice(c)
 	if !count.IsSet() {
 		count = pd.gpus
 	}
@@ -91,8 +92,9 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		s.Source = Source
 		s.Replicas = pd.replicas
 		s.GPUCount = count
-		if !s.GPU.IsSet() {
-			s.GPU = pd.gpu
+		pd.gpu.apply(s)
+		if !s.GPUSlice.IsSet() {
+			s.GPUSlice = slice
 		}
 		s.Image = image
 		s.Entrypoint = entrypoint

@@ -16,7 +16,7 @@ type pod struct {
 	namespace string
 	replicas  deploy.Value
 	labels    deploy.Labels
-	gpu       deploy.Value
+	gpu       gpuDecl
 	// injected are variables the controller sets in every container before
 	// the container's own env (LeaderWorkerSet's LWS_*).
 	injected []envVar

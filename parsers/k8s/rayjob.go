@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ func (p *parser) rayJob(o *object, n *yaml.Node) {
 		// A cluster without GPU workers: what the head's container has.
 		count = p.gpuCount(head)
 	}
-	if !gpu.IsSet() {
+	if !gpu.value.IsSet() {
 		gpu = p.gpuLabel(headSpec)
 	}
 	lbls := labels(yamlsrc.Path(cluster, "headGroupSpec", "template", "metadata", "labels"))
@@ -71,9 +72,7 @@ func (p *parser) rayJob(o *object, n *yaml.Node) {
 		}
 		s.Source = Source
 		s.GPUCount = count
-		if !s.GPU.IsSet() {
-			s.GPU = gpu
-		}
+		gpu.apply(s)
 		s.Image = image
 		s.Labels = lbls
 		s.Namespace = o.namespace
@@ -94,12 +93,13 @@ func (p *parser) rayJob(o *object, n *yaml.Node) {
 // what one worker container has, not the head's (often none). Worker
 // groups that disagree leave the count (or the type) unknown, listing what
 // each says; groups without GPUs (CPU workers) are not counted.
-func (p *parser) rayWorkerGPUs(cluster *yaml.Node) (count, gpu deploy.Value) {
+func (p *parser) rayWorkerGPUs(cluster *yaml.Node) (count deploy.Value, gpu gpuDecl) {
 	groups := yamlsrc.Get(cluster, "workerGroupSpecs")
 	if groups == nil || groups.Kind != yaml.SequenceNode {
-		return deploy.Value{}, deploy.Value{}
+		return deploy.Value{}, gpuDecl{}
 	}
-	var counts, gpus []deploy.Value
+	var counts []deploy.Value
+	var gpus []gpuDecl
 	for _, g := range groups.Content {
 		spec := yamlsrc.Path(yamlsrc.Resolve(g), "template", "spec")
 		c := p.gpuCount(firstContainer(spec))
@@ -107,11 +107,49 @@ func (p *parser) rayWorkerGPUs(cluster *yaml.Node) (count, gpu deploy.Value) {
 			continue
 		}
 		counts = append(counts, c)
-		if t := p.gpuLabel(spec); t.IsSet() {
+		if t := p.gpuLabel(spec); t.value.IsSet() {
 			gpus = append(gpus, t)
 		}
 	}
-	return agreed(counts), agreed(gpus)
+	return agreed(counts), agreedGPU(gpus)
+}
+
+// agreedGPU is the GPU every worker group pins. Groups that pin other
+// values of one label make them candidates, as an affinity In [a, b]
+// would (the server's ranks run on all of them); groups that pin
+// different labels leave the key unknown.
+func agreedGPU(ds []gpuDecl) gpuDecl {
+	if len(ds) == 0 {
+		return gpuDecl{}
+	}
+	values := make([]deploy.Value, len(ds))
+	key := ds[0].key
+	var cands []string
+	for i, d := range ds {
+		values[i] = d.value
+		if d.key != key {
+			key = ""
+		}
+		if len(d.candidates) > 0 {
+			cands = appendNew(cands, d.candidates...)
+		} else {
+			cands = appendNew(cands, d.value.Raw)
+		}
+	}
+	out := gpuDecl{value: agreed(values), key: key}
+	if key != "" && len(cands) > 1 {
+		out.candidates = cands
+	}
+	return out
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, s := range items {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 // agreed is the value every one of vs says, the first written; values that
