@@ -608,3 +608,37 @@ func unsupportedReason(text *configReader, m *Model) string {
 	}
 	return ""
 }
+
+// ParseModelConfig reads config.json text (and, when non-nil, the
+// hf_quant_config.json beside it) as ReadModelConfig does, without touching
+// the filesystem; name labels errors. The catalog generator
+// (capacity/data/gen) builds catalog rows with it, so a row holds exactly
+// what kvlint would read from the same config.
+func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
+	m, err := parseModelConfig(name, config)
+	if err != nil {
+		return nil, err
+	}
+	if hfQuant != nil && m.Quant == nil {
+		doc, derr := decodeJSONObject(name+" hf_quant_config.json", hfQuant)
+		if derr != nil {
+			return nil, derr
+		}
+		top := &configReader{doc: doc, obj: doc.root}
+		if section := top.object("quantization"); section != nil {
+			r := &configReader{doc: doc, obj: section, prefix: "quantization"}
+			if algo := r.str("quant_algo"); algo != "" {
+				q := &Quantization{Method: "modelopt_" + strings.ToLower(algo), KVCacheQuantAlgo: r.str("kv_cache_quant_algo")}
+				setQuantStorage(q)
+				m.Quant = q
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+		}
+		if top.err != nil {
+			return nil, top.err
+		}
+	}
+	return m, nil
+}
