@@ -245,6 +245,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 	if m.ModelType == "" {
 		m.ModelType = top.str("model_type")
 	}
+	applyAttributeMap(text, m.ModelType)
 
 	layers, okL := text.int("num_hidden_layers", maxLayers)
 	hidden, okH := text.int("hidden_size", maxDim)
@@ -641,4 +642,24 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// attributeMaps are the attribute_map of transformers config classes whose
+// config.json uses other key names: reading config.hidden_size on a
+// GPT2Config returns n_embd, and SGLang reads these configs through
+// transformers (transformers models/gpt2/configuration_gpt2.py GPT2Config
+// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise).
+var attributeMaps = map[string]map[string]string{
+	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+}
+
+// applyAttributeMap makes the standard names read the class's own keys
+// when the standard key is absent.
+func applyAttributeMap(r *configReader, modelType string) {
+	for std, own := range attributeMaps[modelType] {
+		if v, ok := r.obj[own]; ok && !r.has(std) {
+			r.obj[std] = v
+		}
+	}
 }
