@@ -104,6 +104,10 @@ type Model struct {
 	// arguments), as in the reference table.
 	Source     string `json:"source"`
 	Confidence string `json:"confidence,omitempty"`
+
+	// Inferred lists the variant rules (capacity/variant.go) that made this
+	// model from a catalog row; each is reported as an inference.
+	Inferred []string `json:"-"`
 }
 
 // RopeScaling holds the rope_scaling fields the context-length derivation reads.

@@ -245,6 +245,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 	if m.ModelType == "" {
 		m.ModelType = top.str("model_type")
 	}
+	applyAttributeMap(text, m.ModelType)
 
 	layers, okL := text.int("num_hidden_layers", maxLayers)
 	hidden, okH := text.int("hidden_size", maxDim)
@@ -607,4 +608,58 @@ func unsupportedReason(text *configReader, m *Model) string {
 		}
 	}
 	return ""
+}
+
+// ParseModelConfig reads config.json text (and, when non-nil, the
+// hf_quant_config.json beside it) as ReadModelConfig does, without touching
+// the filesystem; name labels errors. The catalog generator
+// (capacity/data/gen) builds catalog rows with it, so a row holds exactly
+// what kvlint would read from the same config.
+func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
+	m, err := parseModelConfig(name, config)
+	if err != nil {
+		return nil, err
+	}
+	if hfQuant != nil && m.Quant == nil {
+		doc, derr := decodeJSONObject(name+" hf_quant_config.json", hfQuant)
+		if derr != nil {
+			return nil, derr
+		}
+		top := &configReader{doc: doc, obj: doc.root}
+		if section := top.object("quantization"); section != nil {
+			r := &configReader{doc: doc, obj: section, prefix: "quantization"}
+			if algo := r.str("quant_algo"); algo != "" {
+				q := &Quantization{Method: "modelopt_" + strings.ToLower(algo), KVCacheQuantAlgo: r.str("kv_cache_quant_algo")}
+				setQuantStorage(q)
+				m.Quant = q
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+		}
+		if top.err != nil {
+			return nil, top.err
+		}
+	}
+	return m, nil
+}
+
+// attributeMaps are the attribute_map of transformers config classes whose
+// config.json uses other key names: reading config.hidden_size on a
+// GPT2Config returns n_embd, and SGLang reads these configs through
+// transformers (transformers models/gpt2/configuration_gpt2.py GPT2Config
+// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise).
+var attributeMaps = map[string]map[string]string{
+	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+}
+
+// applyAttributeMap makes the standard names read the class's own keys
+// when the standard key is absent.
+func applyAttributeMap(r *configReader, modelType string) {
+	for std, own := range attributeMaps[modelType] {
+		if v, ok := r.obj[own]; ok && !r.has(std) {
+			r.obj[std] = v
+		}
+	}
 }

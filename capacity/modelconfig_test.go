@@ -196,3 +196,18 @@ func estimateFor(m *Model) Estimate {
 	cat := &Catalog{models: []Model{*m}, byID: map[string]int{"fuzz/model": 0}, byLast: map[string][]int{}, gpus: Default().gpus, gpuKeys: Default().gpuKeys}
 	return EstimateServer(server("fuzz/model", "H100", "--tp-size", "2", "--pp-size", "2"), Options{Catalog: cat})
 }
+
+// GPT-2's config names its shapes n_layer/n_head/n_embd/n_positions, which
+// transformers maps to the standard attribute names.
+func TestReadModelConfigGPT2AttributeMap(t *testing.T) {
+	m, err := ReadModelConfig("testdata/configs/gpt2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Layers != 12 || m.Heads != 12 || m.HiddenSize != 768 || m.KVHeads != 12 || m.headDim() != 64 {
+		t.Errorf("layers %d heads %d hidden %d kv %d head_dim %d", m.Layers, m.Heads, m.HiddenSize, m.KVHeads, m.headDim())
+	}
+	if m.ContextKey != "max_position_embeddings" || m.ContextValue != 1024 {
+		t.Errorf("context %s=%d, want n_positions 1024", m.ContextKey, m.ContextValue)
+	}
+}

@@ -492,6 +492,13 @@ func (e *estimator) resolveModel() {
 		return
 	}
 	m, how := e.cat.lookupModel(name)
+	if how == matchNone {
+		if v, ok := e.cat.lookupVariant(name); ok {
+			e.est.assume("%q is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name)
+			e.useModel(v, v.ID)
+			return
+		}
+	}
 	switch how {
 	case matchNone:
 		e.est.need("model")
@@ -551,6 +558,9 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 func (e *estimator) useModel(m *Model, resolved string) {
 	e.model = m
 	e.est.Model = resolved
+	for _, rule := range m.Inferred {
+		e.est.assume("inferred: %s", rule)
+	}
 	if m.Confidence == "inferred" {
 		e.est.assume("kvlint's facts for %s are inferred from a training framework's model arguments, not read from its config.json", m.ID)
 	}

@@ -1,0 +1,265 @@
+// Command gen builds capacity/data/models.json from its inputs:
+//
+//   - curated.json: rows written from the reference table model-configs.tsv
+//     (each cites its config.json copy; kept as they are);
+//   - configs.jsonl: one line per model id, {"id", "aliases", "source",
+//     "hf_quant_source", "config", "hf_quant_config"}, where config holds the
+//     keys kvlint reads from a verbatim config.json copy named by source
+//     (repository@commit:path).
+//
+// Each configs.jsonl row is read with capacity.ParseModelConfig, the same code
+// that reads a local config.json, so a catalog row says what kvlint would
+// read from the checkpoint itself. Parameter counts are computed from the
+// config shapes for the dense and MoE layouts whose tensors are known
+// (params.go); other rows leave them unknown.
+//
+//	go run ./capacity/data/gen extract ID SOURCE [HF_QUANT_SOURCE] < config.json >> configs.jsonl
+//	go run ./capacity/data/gen build   # writes ../models.json
+//
+// extract reads the config text on stdin (and the hf_quant_config.json text
+// from the file named by the environment variable HF_QUANT when set) and
+// keeps only the keys listed in keptKeys.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kvlint/kvlint/capacity"
+)
+
+type row struct {
+	ID            string          `json:"id"`
+	Aliases       []string        `json:"aliases,omitempty"`
+	Source        string          `json:"source"`
+	HFQuantSource string          `json:"hf_quant_source,omitempty"`
+	Config        json.RawMessage `json:"config"`
+	HFQuant       json.RawMessage `json:"hf_quant_config,omitempty"`
+}
+
+// keptKeys are the config.json keys kvlint (capacity.ParseModelConfig and
+// params.go) reads; everything else in a config is left out of the inputs.
+var keptKeys = map[string]bool{
+	"architectures": true, "model_type": true, "num_hidden_layers": true, "hidden_size": true,
+	"num_attention_heads": true, "num_key_value_heads": true, "head_dim": true, "v_head_dim": true,
+	"kv_lora_rank": true, "qk_rope_head_dim": true, "qk_nope_head_dim": true, "q_lora_rank": true,
+	"index_head_dim": true, "index_topk": true, "index_n_heads": true,
+	"sliding_window": true, "sliding_window_size": true, "window_size": true, "layer_types": true,
+	"sliding_window_pattern": true, "hybrid_layer_pattern": true, "use_sliding_window": true,
+	"swa_num_key_value_heads": true, "swa_head_dim": true, "swa_v_head_dim": true, "is_hybrid_swa": true,
+	"max_sequence_length": true, "seq_length": true, "max_seq_len": true, "model_max_length": true,
+	"max_position_embeddings": true, "rope_scaling": true, "rope_parameters": true,
+	"torch_dtype": true, "dtype": true, "quantization_config": true,
+	"vocab_size": true, "tie_word_embeddings": true, "intermediate_size": true,
+	"moe_intermediate_size": true, "shared_expert_intermediate_size": true, "n_shared_experts": true,
+	"n_routed_experts": true, "num_experts": true, "num_local_experts": true,
+	"num_experts_per_tok": true, "experts_per_token": true, "num_nextn_predict_layers": true,
+	"first_k_dense_replace": true, "decoder_sparse_step": true, "mlp_only_layers": true,
+	"attention_bias": true, "multi_query": true, "n_head_kv": true, "num_kv_heads": true,
+	"multi_query_group_num": true, "num_attention_groups": true, "new_decoder_architecture": true,
+	"full_attention_interval": true, "linear_num_key_heads": true, "mamba_d_state": true,
+	"ssm_state_size": true, "mamba_n_heads": true, "hybrid_override_pattern": true, "layers_block_type": true,
+	"text_config": true, "llm_config": true, "language_config": true, "thinker_config": true,
+	"vision_config": true,
+}
+
+// visionKept are the vision_config keys kvlint reads.
+var visionKept = map[string]bool{"num_hidden_layers": true, "hidden_size": true, "depth": true}
+
+func main() {
+	if len(os.Args) < 2 {
+		fail("usage: gen extract ID SOURCE [HF_QUANT_SOURCE] | gen build")
+	}
+	dir := "capacity/data/gen"
+	switch os.Args[1] {
+	case "extract":
+		if len(os.Args) < 4 {
+			fail("usage: gen extract ID SOURCE [HF_QUANT_SOURCE] < config.json")
+		}
+		extract(os.Args[2], os.Args[3], os.Args[4:])
+	case "build":
+		build(dir)
+	default:
+		fail("unknown command " + os.Args[1])
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "gen:", msg)
+	os.Exit(2)
+}
+
+func trim(obj map[string]any, keep map[string]bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj {
+		if !keep[k] {
+			continue
+		}
+		switch k {
+		case "text_config", "llm_config", "language_config", "thinker_config":
+			if sub, ok := v.(map[string]any); ok {
+				v = trim(sub, keptKeys)
+			}
+		case "vision_config":
+			if sub, ok := v.(map[string]any); ok {
+				v = trim(sub, visionKept)
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func decode(data []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		fail("config: " + err.Error())
+	}
+	return obj
+}
+
+func extract(id, source string, rest []string) {
+	data, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail(err.Error())
+	}
+	r := row{ID: id, Source: source}
+	cfg, _ := json.Marshal(trim(decode(data), keptKeys))
+	r.Config = cfg
+	if len(rest) > 0 && os.Getenv("HF_QUANT") != "" {
+		q, err := os.ReadFile(os.Getenv("HF_QUANT"))
+		if err != nil {
+			fail(err.Error())
+		}
+		obj := decode(q)
+		keep := map[string]any{}
+		if sec, ok := obj["quantization"].(map[string]any); ok {
+			keep["quantization"] = trim(sec, map[string]bool{"quant_algo": true, "kv_cache_quant_algo": true})
+		}
+		r.HFQuantSource = rest[0]
+		r.HFQuant, _ = json.Marshal(keep)
+	}
+	// Re-read what was kept, so a row that kvlint cannot read never lands.
+	if _, err := capacity.ParseModelConfig(id, r.Config, nilIfEmpty(r.HFQuant)); err != nil {
+		fail(id + ": " + err.Error())
+	}
+	line, _ := json.Marshal(r)
+	fmt.Println(string(line))
+}
+
+func nilIfEmpty(b json.RawMessage) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func build(dir string) {
+	curatedText, err := os.ReadFile(filepath.Join(dir, "curated.json"))
+	if err != nil {
+		fail(err.Error())
+	}
+	var curated []json.RawMessage
+	if err := json.Unmarshal(curatedText, &curated); err != nil {
+		fail("curated.json: " + err.Error())
+	}
+	seen := map[string]bool{}
+	var out []any
+	for _, c := range curated {
+		var m capacity.Model
+		if err := json.Unmarshal(c, &m); err != nil {
+			fail("curated.json: " + err.Error())
+		}
+		for _, id := range append([]string{m.ID}, m.Aliases...) {
+			seen[strings.ToLower(id)] = true
+		}
+		out = append(out, c)
+	}
+	f, err := os.Open(filepath.Join(dir, "configs.jsonl"))
+	if err != nil {
+		fail(err.Error())
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var generated []*capacity.Model
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var r row
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			fail(fmt.Sprintf("configs.jsonl:%d: %v", n, err))
+		}
+		if r.ID == "" || r.Source == "" {
+			fail(fmt.Sprintf("configs.jsonl:%d: id and source are required", n))
+		}
+		if seen[strings.ToLower(r.ID)] {
+			continue // curated rows win
+		}
+		m, err := capacity.ParseModelConfig(r.ID, r.Config, nilIfEmpty(r.HFQuant))
+		if err != nil {
+			fail(fmt.Sprintf("configs.jsonl:%d: %v", n, err))
+		}
+		if m.Unsupported != "" || variableBlocks(m) {
+			continue // a pool layout kvlint does not model: left out, as README.md says
+		}
+		m.ID, m.Aliases = r.ID, r.Aliases
+		m.Source = r.Source
+		if r.HFQuantSource != "" {
+			m.Source += "; hf_quant_config.json: " + r.HFQuantSource
+		}
+		m.Confidence = "config-read"
+		total, attn, experts, ok := params(decode(r.Config))
+		if ok {
+			m.Params, m.AttentionParams, m.ExpertParams = total, attn, experts
+			m.ParamsSource = "computed from the config.json shapes in the source (embeddings, attention, MLP or experts, norms)"
+		}
+		for _, id := range append([]string{m.ID}, m.Aliases...) {
+			if seen[strings.ToLower(id)] {
+				fail(fmt.Sprintf("configs.jsonl:%d: id %s listed twice", n, id))
+			}
+			seen[strings.ToLower(id)] = true
+		}
+		generated = append(generated, m)
+	}
+	if err := sc.Err(); err != nil {
+		fail(err.Error())
+	}
+	sort.SliceStable(generated, func(i, j int) bool { return generated[i].ID < generated[j].ID })
+	for _, m := range generated {
+		out = append(out, m)
+	}
+	text, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		fail(err.Error())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "..", "models.json"), append(text, '\n'), 0o644); err != nil {
+		fail(err.Error())
+	}
+	fmt.Fprintf(os.Stderr, "gen: %d curated + %d generated rows\n", len(curated), len(generated))
+}
+
+// variableBlocks reports a DeciLM (Nemotron-NAS) checkpoint, whose
+// block_configs give each layer its own head count and may drop attention
+// from a layer: a uniform cell would misstate its pool.
+func variableBlocks(m *capacity.Model) bool {
+	for _, a := range m.Architectures {
+		if a == "DeciLMForCausalLM" {
+			return true
+		}
+	}
+	return false
+}
