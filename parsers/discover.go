@@ -107,6 +107,11 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 			continue
 		}
 		ig := &Ignore{rules: append([]ignoreRule(nil), ignore.rules...)}
+		// charts are the chart directories met so far: what Helm renders
+		// of them (chartOwnDirs, isChartOwnFile) is read with the chart,
+		// and every other file in them (a ci/ or examples/ manifest, a
+		// start script) on its own, as kubectl or a shell would run it.
+		charts := map[string]bool{}
 		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
@@ -130,13 +135,19 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 				if lines, err := readLines(filepath.Join(p, ".gitignore")); err == nil {
 					ig.Add(base, lines)
 				}
+				if charts[filepath.Dir(p)] && chartOwnDirs[d.Name()] {
+					return fs.SkipDir // rendered with its chart
+				}
 				if isChartDir(p) {
 					add(File{Path: p, Kind: KindHelm}) // rendered whole, subcharts included
-					return fs.SkipDir
+					charts[p] = true
 				}
 				return nil
 			}
 			if ig.Match(rel, false) || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			if charts[filepath.Dir(p)] && isChartOwnFile(d.Name()) {
 				return nil
 			}
 			kind, ok, err := classify(p, false)
@@ -192,6 +203,27 @@ func isComposeName(lower string) bool {
 
 // inChartTemplates reports whether p sits in the templates/ directory of a
 // Helm chart (a directory with Chart.yaml above it).
+// chartOwnDirs are the directories of a chart Helm reads itself
+// (helm.sh/helm/v3 pkg/chart/loader: templates/, charts/ for subcharts,
+// crds/), and files/, where charts keep what their templates embed with
+// .Files.Get (Helm's "Accessing Files Inside Templates"): a script there is
+// launched by the chart's own manifests, which the chart render reads.
+var chartOwnDirs = map[string]bool{"templates": true, "charts": true, "crds": true, "files": true}
+
+// isChartOwnFile reports a file at a chart's root that Helm reads as part
+// of the chart (pkg/chart/loader LoadFiles: Chart.yaml, Chart.lock,
+// values.yaml, values.schema.json, requirements.*, .helmignore) or that is
+// one of its values files (values-prod.yaml, prod-values.yaml).
+func isChartOwnFile(name string) bool {
+	lower := strings.ToLower(name)
+	switch lower {
+	case "chart.yaml", "chart.lock", "values.schema.json", "requirements.yaml", "requirements.lock", ".helmignore":
+		return true
+	}
+	ext := path.Ext(lower)
+	return (ext == ".yaml" || ext == ".yml") && strings.Contains(lower, "values")
+}
+
 func inChartTemplates(p string) bool {
 	dir := filepath.Dir(p)
 	for d := dir; ; d = filepath.Dir(d) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kvlint/kvlint/source"
@@ -159,5 +160,37 @@ func TestParseFilesKeepsFileOrder(t *testing.T) {
 		if want := fmt.Sprintf("m%02d", i); s.Model.Raw != want {
 			t.Errorf("server %d has model %q, want %q", i, s.Model.Raw, want)
 		}
+	}
+}
+
+// A chart's directory holds more than Helm renders: a manifest under ci/ or
+// examples/ is applied with kubectl, so it is read on its own, while the
+// chart's own files (templates, subcharts, CRDs, files/ for .Files.Get,
+// Chart.yaml and its values files) are read only with the chart.
+func TestDiscoverReadsWhatAChartDoesNotRender(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"chart/Chart.yaml":             "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"chart/values.yaml":            "tp: 1\n",
+		"chart/values-prod.yaml":       "tp: 2\n",
+		"chart/templates/server.yaml":  "kind: Pod\n",
+		"chart/charts/sub/Chart.yaml":  "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+		"chart/crds/crd.yaml":          "kind: CustomResourceDefinition\n",
+		"chart/files/start.sh":         "python3 -m sglang.launch_server\n",
+		"chart/examples/pod.yaml":      "kind: Pod\n",
+		"chart/multi-engine/sglang.sh": "#!/bin/sh\npython3 -m sglang.launch_server\n",
+	})
+	files, errs := Discover([]string{root}, &Ignore{})
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, string(f.Kind)+" "+filepath.ToSlash(rel))
+	}
+	want := []string{"helm chart", "kubernetes chart/examples/pod.yaml", "shell chart/multi-engine/sglang.sh"}
+	if !slices.Equal(got, want) {
+		t.Errorf("discovered %q, want %q", got, want)
 	}
 }
