@@ -3,7 +3,6 @@ package engine
 import (
 	"bufio"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -117,7 +116,7 @@ func (h *History) At(version string) (i int, exact, ok bool) {
 		if r.Version == "main" {
 			break
 		}
-		c := CompareVersions(r.Version, version)
+		c := deploy.CompareVersions(r.Version, version)
 		if c == 0 {
 			return j, true, true
 		}
@@ -164,52 +163,6 @@ func (h *History) Label(i int) string {
 		return "main@" + r.Commit[:8]
 	}
 	return "v" + r.Version + " (" + r.Commit[:8] + ")"
-}
-
-// CompareVersions orders PEP 440-like release strings as the engines
-// number them: 0.5.3 < 0.5.3.post1 < 0.5.4, 0.5.0rc0 < 0.5.0.
-func CompareVersions(a, b string) int {
-	ka, kb := versionKey(a), versionKey(b)
-	for i := 0; i < len(ka) || i < len(kb); i++ {
-		var x, y int
-		if i < len(ka) {
-			x = ka[i]
-		}
-		if i < len(kb) {
-			y = kb[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-// versionKey is the release numbers (four places), then the pre-release
-// (rc: -1000+N, none: 0) and the post-release number.
-func versionKey(v string) []int {
-	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
-	post, pre := 0, 0
-	if i := strings.Index(v, ".post"); i >= 0 {
-		post, _ = strconv.Atoi(v[i+5:])
-		v = v[:i]
-	}
-	for _, tag := range []string{"rc", "a", "b"} {
-		if i := strings.Index(v, tag); i > 0 {
-			n, _ := strconv.Atoi(v[i+len(tag):])
-			pre = -1000 + n
-			v = v[:i]
-			break
-		}
-	}
-	k := make([]int, 4, 6)
-	for i, p := range strings.SplitN(v, ".", 4) {
-		k[i], _ = strconv.Atoi(p)
-	}
-	return append(k, pre, post)
 }
 
 // ValidVersion reports whether v reads as a release number (0.6.3,

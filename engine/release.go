@@ -38,8 +38,18 @@ func JudgeRelease(s *deploy.Server) {
 	for k := range s.FlagIssues {
 		is := &s.FlagIssues[k]
 		switch is.Kind {
-		case deploy.FlagRemoved, deploy.FlagUnknown:
+		case deploy.FlagRemoved, deploy.FlagUnknown, deploy.FlagAmbiguous, deploy.FlagAbbreviated:
 			exists, known := h.Exists(is.Written, i)
+			if is.Kind == deploy.FlagAmbiguous || is.Kind == deploy.FlagAbbreviated {
+				// A prefix of newer flags today; an exact option (which
+				// argparse takes before any prefix) at a release that has it.
+				if !(known && exists && exact && i != h.Newest()) {
+					if is.Kind == deploy.FlagAmbiguous {
+						is.Message += "; " + on
+					}
+					continue
+				}
+			}
 			if !known && is.Kind == deploy.FlagUnknown {
 				continue // no release ever had it: a misspelling, whatever the release
 			}
@@ -64,7 +74,7 @@ func JudgeRelease(s *deploy.Server) {
 			}
 			is.Kind = FlagRemovedLater
 			is.Message = fmt.Sprintf("%s is accepted %s, but removed in %s: this launch breaks when the image moves past it", is.Written, on, where)
-		case deploy.FlagDeprecated, deploy.FlagAmbiguous:
+		case deploy.FlagDeprecated:
 			is.Message += "; " + on
 		}
 	}
