@@ -84,7 +84,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
 	for _, s := range res.Servers {
-		resolveRelease(s, images, cfgs.forFile(s.Span.File), opt.EngineRelease)
+		resolveRelease(s, images, cfgs.forFile(s.Span.File), sources, opt.EngineRelease)
 		kvengine.JudgeRelease(s)
 	}
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))

@@ -50,3 +50,18 @@ func versionKey(v string) []int {
 	}
 	return append(k, pre, post)
 }
+
+// ValidVersionString reports whether v reads as a release number: digits
+// and dots, then an optional rc/post part (0.6.3, 0.4.6.post1, 0.5.0rc0).
+func ValidVersionString(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= '0' && r <= '9' || r == '.' || strings.ContainsRune("postrcab", r)) {
+			return false
+		}
+	}
+	return true
+}

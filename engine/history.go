@@ -167,15 +167,4 @@ func (h *History) Label(i int) string {
 
 // ValidVersion reports whether v reads as a release number (0.6.3,
 // 0.4.6.post1, 0.5.0rc0).
-func ValidVersion(v string) bool {
-	v = strings.TrimPrefix(v, "v")
-	if v == "" || v[0] < '0' || v[0] > '9' {
-		return false
-	}
-	for _, r := range v {
-		if !(r >= '0' && r <= '9' || r == '.' || r == 'p' || r == 'o' || r == 's' || r == 't' || r == 'r' || r == 'c' || r == 'a' || r == 'b') {
-			return false
-		}
-	}
-	return true
-}
+func ValidVersion(v string) bool { return deploy.ValidVersionString(v) }
