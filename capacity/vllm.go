@@ -60,6 +60,10 @@ type vllmEstimator struct {
 // (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1); 0.9 before.
 const vllmDefaultUtilization = 0.92
 
+// vllmUtilizationRelease is the first release with the 0.92 default, as
+// the note above dates it; a server pinned to an earlier release gets 0.9.
+const vllmUtilizationRelease = "0.21.0"
+
 // vllmDefaultBlockSize is CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py).
 const vllmDefaultBlockSize = 16
 

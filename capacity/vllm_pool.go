@@ -43,7 +43,15 @@ func (e *vllmEstimator) memoryVLLM() {
 		return
 	case argUnset:
 		util = vllmDefaultUtilization
-		e.est.assume("--gpu-memory-utilization defaults to 0.92 in vLLM 0.21 and later (vllm#38284, which also counts CUDA-graph memory inside it); older releases default to 0.9 and leave CUDA graphs outside")
+		if v := e.s.Release.Version; v != "" && deploy.CompareVersions(v, vllmUtilizationRelease) < 0 {
+			// Every release the flag history reads (v0.5.0–v0.9.2) has
+			// CacheConfig's 0.9: vllm#38284 (96a85c57) came to main on
+			// 2026-04-21.
+			util = 0.9
+			e.est.assume("--gpu-memory-utilization defaults to 0.9 on vLLM v%s (%s): 0.92 only from vLLM %s on (vllm#38284, which also counts CUDA-graph memory inside it)", v, e.s.Release.Source, vllmUtilizationRelease)
+		} else {
+			e.est.assume("--gpu-memory-utilization defaults to 0.92 in vLLM 0.21 and later (vllm#38284, which also counts CUDA-graph memory inside it); older releases default to 0.9 and leave CUDA graphs outside")
+		}
 	case argSet:
 		if !(util > 0 && util <= 1) {
 			e.est.assume("--gpu-memory-utilization %g is outside (0, 1]: vLLM refuses it", util)

@@ -48,6 +48,9 @@ type Options struct {
 	// NestedConfig lets a .kvlint.yaml below the run's configuration govern
 	// the servers beneath it (the CLI sets it unless --config names one file).
 	NestedConfig bool
+	// EngineRelease (--engine-release vllm=0.11.0) judges every server of
+	// the engine as if its image were moved to that release.
+	EngineRelease map[deploy.Engine]string
 }
 
 // Run analyses the paths. The error return is for failures of kvlint itself
@@ -81,6 +84,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	res.Unanalysed = unanalysed(parsed.Unanalysed)
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
+	for _, s := range res.Servers {
+		resolveRelease(s, images, cfgs.forFile(s.Span.File), sources, opt.EngineRelease)
+		kvengine.JudgeRelease(s)
+	}
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
 	parallel.For(len(res.Servers), func(i int) {
 		s := res.Servers[i]

@@ -54,6 +54,9 @@ type Config struct {
 	// Images tells what images the built-in table does not know run when
 	// a deployment gives them no command (see ImageEntry).
 	Images ImageEntries `yaml:"images"`
+	// EngineRelease is the engine release the servers run when the image
+	// tag and the Dockerfile do not say (see EngineReleases).
+	EngineRelease EngineReleases `yaml:"engine_release"`
 
 	// Path is where the file was read from ("" when none was found); Dir is
 	// its directory, against which relative paths in it resolve.

@@ -172,6 +172,42 @@ type Server struct {
 	// the deployment left the image's ENTRYPOINT (or CMD) in force; nil
 	// when the deployment wrote the whole command.
 	Entrypoint *ImageEntrypoint `json:"entrypoint,omitempty"`
+	// Options are the option strings as written, in order, each with the
+	// canonical flag it matched: what a release's flag history is checked
+	// against (a flag newer than the release the image runs).
+	Options []WrittenOption `json:"-"`
+	// Release is the engine release the server is judged against.
+	Release Release `json:"release,omitzero"`
+}
+
+// WrittenOption is one option of a command line: the canonical flag and
+// the option string as typed (its span is where to change it).
+type WrittenOption struct {
+	Flag    string
+	Written Value
+}
+
+// Release says which engine release a server runs and how that was found.
+type Release struct {
+	Engine Engine `json:"engine,omitempty"`
+	// Version is the release ("0.6.3"); "" unknown.
+	Version string `json:"version,omitempty"`
+	// Source says where the version was read: "image vllm/vllm-openai:v0.6.3",
+	// "Dockerfile:3:1 pip install vllm==0.6.3", ".kvlint.yaml:2:17",
+	// "--engine-release".
+	Source string `json:"source,omitempty"`
+	// Floating is set when the image tag moves (latest, nightly): the server
+	// is judged against the newest release kvlint knows.
+	Floating bool `json:"floating,omitempty"`
+	// Judged is the release of the flag history the server was judged
+	// against ("0.6.3", or "main" for the newest snapshot), with its commit.
+	Judged       string `json:"judged,omitempty"`
+	JudgedCommit string `json:"judged_commit,omitempty"`
+	// Upgrade is set when --engine-release moved the server to Version.
+	Upgrade bool `json:"upgrade,omitempty"`
+	// From is the release the server ran before --engine-release moved it
+	// ("" unknown).
+	From string `json:"from,omitempty"`
 }
 
 // ImageEntrypoint names the words of a server's command line that its

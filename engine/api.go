@@ -73,4 +73,6 @@ type Result struct {
 	// one for a store action, every one for append). Args carries the same
 	// items joined by single spaces.
 	Lists map[string][][]deploy.Value
+	// Options are the options as written, in order (Server.Options).
+	Options []deploy.WrittenOption
 }

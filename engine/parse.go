@@ -188,6 +188,7 @@ func (p *parser) option(toks []token, i int) int {
 		return j
 	}
 	occ := &occurrence{tok: tok}
+	p.res.Options = append(p.res.Options, deploy.WrittenOption{Flag: tok.flag.Name, Written: tok.written})
 	next, missing := p.takeValues(toks, i, occ)
 	if missing != "" {
 		p.issue(deploy.FlagMissingValue, tok.flag.Name, tok.written.Raw, tok.written.Span, "",

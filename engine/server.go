@@ -69,6 +69,7 @@ func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
 		Args:        res.Args,
 		Positionals: res.Positionals,
 		FlagIssues:  res.Issues,
+		Options:     res.Options,
 		Model:       res.Args["--model-path"],
 		Role:        role(l.Program, res.Args),
 		Routes:      routes(l.Program, res.Args),

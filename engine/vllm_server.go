@@ -43,6 +43,7 @@ func vllmServer(l Launch, read ReadFile) (*deploy.Server, Result) {
 		Args:        res.Args,
 		Positionals: res.Positionals,
 		FlagIssues:  res.Issues,
+		Options:     res.Options,
 		Model:       model,
 		Role:        vllmRole(res),
 		Opaque:      res.Opaque,

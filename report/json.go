@@ -55,6 +55,9 @@ type jsonServer struct {
 	// Entrypoint names the words the image supplied; omitted when the
 	// deployment wrote the whole command.
 	Entrypoint *deploy.ImageEntrypoint `json:"entrypoint,omitempty"`
+	// Release is the engine release the server was judged against; omitted
+	// for programs without a flag history (the router, Dynamo's frontend).
+	Release *deploy.Release `json:"release,omitempty"`
 }
 
 // jsonArg is one flag's value in force. Known is false for a placeholder
@@ -161,6 +164,10 @@ func serverJSON(s *deploy.Server) jsonServer {
 		GPUCount: knownInt(s.GPUCount), Replicas: knownInt(s.Replicas),
 		Args:       make(map[string]jsonArg, len(s.Args)),
 		Entrypoint: s.Entrypoint,
+	}
+	if s.Release.Judged != "" {
+		r := s.Release
+		js.Release = &r
 	}
 	for name, v := range s.Args {
 		js.Args[name] = jsonArg{Value: v.Raw, Known: v.Known, File: v.Span.File, Line: v.Span.Line, Column: v.Span.Col, Inferred: v.Origin.Inferred()}

@@ -131,6 +131,27 @@ func addServerFacts(obj ast.Object, srv *deploy.Server, est *capacity.Estimate, 
 	obj.Insert(ast.StringTerm("image"), optionalValueTerm(srv.Image))
 	obj.Insert(ast.StringTerm("entrypoint"), entrypointTerm(srv.Entrypoint))
 	obj.Insert(ast.StringTerm("mla"), mla)
+	obj.Insert(ast.StringTerm("release"), releaseTerm(srv.Release))
+}
+
+// releaseTerm is the engine release the server was judged against and how
+// it was found; unknown strings are null.
+func releaseTerm(r deploy.Release) *ast.Term {
+	str := func(s string) *ast.Term {
+		if s == "" {
+			return ast.NullTerm()
+		}
+		return ast.StringTerm(s)
+	}
+	return ast.ObjectTerm(
+		[2]*ast.Term{ast.StringTerm("version"), str(r.Version)},
+		[2]*ast.Term{ast.StringTerm("source"), str(r.Source)},
+		[2]*ast.Term{ast.StringTerm("floating"), ast.BooleanTerm(r.Floating)},
+		[2]*ast.Term{ast.StringTerm("judged"), str(r.Judged)},
+		[2]*ast.Term{ast.StringTerm("judged_commit"), str(r.JudgedCommit)},
+		[2]*ast.Term{ast.StringTerm("upgrade"), ast.BooleanTerm(r.Upgrade)},
+		[2]*ast.Term{ast.StringTerm("from"), str(r.From)},
+	)
 }
 
 // entrypointTerm is the image-table row's account of the words the image

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	kvengine "github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
@@ -42,6 +44,9 @@ type commonFlags struct {
 	// with them (parsers.Units); passed lists those with nothing to analyse.
 	units  bool
 	passed []string
+	// engineReleases are --engine-release ENGINE=VERSION: judge every server
+	// of ENGINE as if its image ran VERSION.
+	engineReleases []string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -55,6 +60,25 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.helmSet, "set", nil, "Helm --set key=value for the charts named as paths, applied after --values (repeatable)")
 	cmd.Flags().StringArrayVar(&f.policyDirs, "policy", nil, "directory of custom Rego policies, evaluated with the built-in rules (repeatable)")
 	cmd.Flags().DurationVar(&f.policyTimeout, "policy-timeout", rules.DefaultTimeout, "time limit of one evaluation of the policies")
+	cmd.Flags().StringArrayVar(&f.engineReleases, "engine-release", nil, "ENGINE=VERSION (vllm=0.11.0, sglang=0.4.6): judge every server of the engine as if its image were moved to that release (repeatable)")
+}
+
+// upgrade reads --engine-release; a malformed one is a usage error.
+func (f *commonFlags) upgrade() (map[deploy.Engine]string, error) {
+	if len(f.engineReleases) == 0 {
+		return nil, nil
+	}
+	out := map[deploy.Engine]string{}
+	for _, a := range f.engineReleases {
+		e, v, ok := strings.Cut(a, "=")
+		v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+		eng := deploy.Engine(strings.TrimSpace(e))
+		if !ok || (eng != deploy.EngineVLLM && eng != deploy.EngineSGLang) || !(v == "main" || kvengine.ValidVersion(v)) {
+			return nil, usagef("--engine-release must be vllm=VERSION or sglang=VERSION (e.g. vllm=0.11.0), not %q", a)
+		}
+		out[eng] = v
+	}
+	return out, nil
 }
 
 // newEngine compiles the built-in rules and the --policy directories; a
@@ -110,8 +134,13 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Re
 		return nil, nil, err
 	}
 	f.engine = engine
+	upgrade, err := f.upgrade()
+	if err != nil {
+		return nil, nil, err
+	}
 	res, err := check.Run(ctx, engine, check.Options{
-		Paths: paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
+		EngineRelease: upgrade,
+		Paths:         paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
 		HelmValues: f.helmValues, HelmSet: f.helmSet,

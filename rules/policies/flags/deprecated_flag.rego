@@ -9,7 +9,10 @@
 #   the server does not start (for example --disaggregation-decode-tp and
 #   --disaggregation-decode-dp, removed by sglang#19618; KV209 reports the
 #   removed --disaggregation-* flags of SGLang servers, with what they do to
-#   the deployment, so they are not reported twice).
+#   the deployment, so they are not reported twice). A flag that the release
+#   the server runs (its image tag, a pinned release) still accepts but a
+#   later release removed is low: this launch breaks when the image moves
+#   past it.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py
 #     description: deprecated aliases kept in add_cli_args
@@ -58,6 +61,23 @@ deny contains finding if {
 		"server": s.index,
 		"issue": issue.index,
 		"severity": "high",
+	}
+}
+
+# A flag the release the server runs accepts but a later release removed
+# (engine/data/*_history.tsv): the launch works today and breaks on the
+# next image bump. Severity low, the rule's own.
+deny contains finding if {
+	some s in input.servers
+	some issue in s.flag_issues
+	issue.kind == "removed-later"
+	finding := {
+		"msg": lib.says(issue, sprintf("%s was removed from %s in a later release: this launch breaks when the image moves past it", [
+			lib.written(issue),
+			lib.program(s.engine),
+		])),
+		"server": s.index,
+		"issue": issue.index,
 	}
 }
 

@@ -5,9 +5,11 @@
 #   vLLM and the SGLang router parse their command lines with Python's
 #   argparse parse_args (sglang server_args.py prepare_server_args), which
 #   exits with "unrecognized arguments" before anything is loaded. Severity
-#   high: the server does not start. kvlint knows the flags of the engine
-#   version its tables were taken from; a flag added in a later release shows
-#   up here too, so check the version you deploy before renaming it.
+#   high: the server does not start. Flags are judged against the release
+#   the server runs (its image tag, a pip pin in its Dockerfile, .kvlint.yaml
+#   engine_release:, or --engine-release): a flag added after that release is
+#   reported here, naming the release that added it. With the release
+#   unknown, the newest flag table is used.
 # related_resources:
 #   - ref: https://docs.python.org/3/library/argparse.html#argparse.ArgumentParser.parse_args
 #     description: parse_args exits on arguments it does not recognise
