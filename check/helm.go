@@ -27,7 +27,7 @@ func helmReleases(cfg *config.Config, opt Options) parsers.HelmSettings {
 		if abs, ok := chartAbs(chart); ok && named[abs] {
 			r := helm.Release{Chart: chart}
 			for _, f := range opt.HelmValues {
-				r.Values = append(r.Values, helm.Values{File: f})
+				r.Values = append(r.Values, helm.Values{File: f, User: true})
 			}
 			for _, s := range opt.HelmSet {
 				r.Set = append(r.Set, helm.Set{Expr: s})

@@ -5,8 +5,6 @@ package parsers
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/source"
 )
@@ -71,7 +70,12 @@ type File struct {
 // over. A path given explicitly as a file is always checked, ignored or not,
 // and its kind is sniffed even if its name says nothing. Paths that can't be
 // read are returned as errors, and the walk goes on.
+//
+// Every read goes through a confined.FS of paths: a symbolic link met in the
+// walk whose target is outside them, or anything that is not a regular file,
+// is an error at its path and never read.
 func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
+	cfs := confined.New(paths)
 	if ignore == nil {
 		ignore = &Ignore{}
 	}
@@ -91,17 +95,17 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 			continue
 		}
 		if !info.IsDir() {
-			kind, ok, err := classify(root, true)
+			kind, ok, err := classify(cfs, root, true)
 			if err != nil {
 				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: root}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
 				add(File{Path: filepath.Dir(root), Kind: kind}) // a .tf or .tfvars file names its module
-			} else if chart, isChart := chartNamedBy(root); isChart {
+			} else if chart, isChart := chartNamedBy(cfs, root); isChart {
 				add(File{Path: chart, Kind: KindHelm})
 			} else if ok {
 				add(File{Path: root, Kind: kind})
 			} else {
-				errs = append(errs, &diag.Diagnostic{Span: mentionSpan(root),
+				errs = append(errs, &diag.Diagnostic{Span: mentionSpan(cfs, root),
 					Message: "not a format kvlint reads (shell script, Dockerfile, compose file or Kubernetes YAML)"})
 			}
 			continue
@@ -132,7 +136,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 				if base == "." {
 					base = ""
 				}
-				if lines, err := readLines(filepath.Join(p, ".gitignore")); err == nil {
+				if lines, err := readLines(cfs, filepath.Join(p, ".gitignore")); err == nil {
 					ig.Add(base, lines)
 				}
 				if charts[filepath.Dir(p)] && chartOwnDirs[d.Name()] {
@@ -150,7 +154,7 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 			if charts[filepath.Dir(p)] && isChartOwnFile(d.Name()) {
 				return nil
 			}
-			kind, ok, err := classify(p, false)
+			kind, ok, err := classify(cfs, p, false)
 			if err != nil {
 				errs = append(errs, &diag.Diagnostic{Span: deploy.Span{File: p}, Message: limits.Describe(err)})
 			} else if ok && kind == KindTerraform {
@@ -174,8 +178,8 @@ func Discover(paths []string, ignore *Ignore) ([]File, []*diag.Diagnostic) {
 // enough, its first bytes: the first of formats that claims it decides.
 // explicit is true for a file named on the command line, which is sniffed
 // more eagerly.
-func classify(p string, explicit bool) (Kind, bool, error) {
-	c := newCandidate(p, explicit)
+func classify(cfs *confined.FS, p string, explicit bool) (Kind, bool, error) {
+	c := newCandidate(cfs, p, explicit)
 	for _, f := range formats {
 		m, err := f.Detect(c)
 		if err != nil {
@@ -242,8 +246,9 @@ func inChartTemplates(p string) bool {
 // an engine as a launch would (firstMention, the test every "names an
 // engine" report uses): reporting it is better than a clean run that never
 // looked.
-func unsupportedIfEngine(p string, syntax source.Syntax) (Match, error) {
-	data, err := readBounded(p)
+func unsupportedIfEngine(c *Candidate, syntax source.Syntax) (Match, error) {
+	p := c.Path
+	data, err := c.Read()
 	if err != nil {
 		return NoMatch, err
 	}
@@ -273,24 +278,8 @@ func isShellShebang(head []byte) bool {
 	return false
 }
 
-func readHead(p string, n int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return buf[:k], nil
-}
-
-func readBounded(p string) ([]byte, error) { return limits.ReadFile(p) }
-
-func readLines(p string) ([]string, error) {
-	data, err := readBounded(p)
+func readLines(cfs *confined.FS, p string) ([]string, error) {
+	data, err := cfs.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -305,8 +294,8 @@ func readLines(p string) ([]string, error) {
 // mentionSpan is where file p first names an engine as a launch would, so a
 // file kvlint cannot read points at the launch it did not check; the file
 // alone when it names none or cannot be read.
-func mentionSpan(p string) deploy.Span {
-	data, err := readBounded(p)
+func mentionSpan(cfs *confined.FS, p string) deploy.Span {
+	data, err := cfs.ReadFile(p)
 	if err != nil {
 		return deploy.Span{File: p}
 	}

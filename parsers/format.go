@@ -8,6 +8,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/parsers/compose"
 	"github.com/kvlint/kvlint/parsers/dockerfile"
 	"github.com/kvlint/kvlint/parsers/helm"
@@ -58,17 +59,22 @@ type Candidate struct {
 	Ext      string // its extension, lower case, with the dot
 	head     []byte
 	headRead bool
+	// fs is the run's confinement: a candidate is read through it alone.
+	fs *confined.FS
 }
 
-func newCandidate(p string, explicit bool) *Candidate {
+func newCandidate(cfs *confined.FS, p string, explicit bool) *Candidate {
 	lower := strings.ToLower(path.Base(filepath.ToSlash(p)))
-	return &Candidate{Path: p, Explicit: explicit, Lower: lower, Ext: path.Ext(lower)}
+	return &Candidate{Path: p, Explicit: explicit, Lower: lower, Ext: path.Ext(lower), fs: cfs}
 }
+
+// Read reads the whole file, through the run's confinement.
+func (c *Candidate) Read() ([]byte, error) { return c.fs.ReadFile(c.Path) }
 
 // Head is the file's first 128 bytes (fewer in a shorter file), read once.
 func (c *Candidate) Head() ([]byte, error) {
 	if !c.headRead {
-		head, err := readHead(c.Path, 128)
+		head, err := c.fs.ReadHead(c.Path, 128)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +170,7 @@ func (skypilotFormat) Detect(c *Candidate) (Match, error) {
 	if !isYAML(c) || isComposeName(c.Lower) {
 		return NoMatch, nil
 	}
-	data, err := readBounded(c.Path)
+	data, err := c.Read()
 	if err != nil {
 		return NoMatch, err
 	}
@@ -200,7 +206,7 @@ func (templateFormat) Kind() Kind            { return KindUnsupported }
 func (templateFormat) Syntax() source.Syntax { return source.SyntaxYAML }
 func (templateFormat) Detect(c *Candidate) (Match, error) {
 	if (isYAML(c) || c.Ext == ".tpl") && inChartTemplates(c.Path) {
-		return unsupportedIfEngine(c.Path, source.SyntaxYAML)
+		return unsupportedIfEngine(c, source.SyntaxYAML)
 	}
 	return NoMatch, nil
 }
@@ -213,7 +219,7 @@ type helmValuesFormat struct{}
 func (helmValuesFormat) Kind() Kind            { return KindHelmValues }
 func (helmValuesFormat) Syntax() source.Syntax { return source.SyntaxYAML }
 func (helmValuesFormat) Detect(c *Candidate) (Match, error) {
-	if isYAML(c) && isBareValues(c.Path, c.Lower) {
+	if isYAML(c) && isBareValues(c, c.Lower) {
 		return Matched, nil
 	}
 	return NoMatch, nil

@@ -33,7 +33,7 @@ func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 // ParseAllWith is ParseAll with settings from the command line, guarded as
 // ParseWith is.
 func ParseAllWith(f File, opt Options) Parsed {
-	opt = withFiles(opt)
+	opt = withFiles(opt, f)
 	if p, ok := inWorker(f, opt); ok {
 		for _, e := range p.Errors {
 			if e != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/parsers/helm"
 )
 
@@ -17,13 +18,13 @@ func isChartDir(dir string) bool {
 
 // chartNamedBy reports the chart a file named on the command line stands
 // for: the directory of a Chart.yaml, or a packaged chart (.tgz, gzip).
-func chartNamedBy(p string) (string, bool) {
+func chartNamedBy(cfs *confined.FS, p string) (string, bool) {
 	if filepath.Base(p) == "Chart.yaml" {
 		return filepath.Dir(p), true
 	}
 	lower := strings.ToLower(p)
 	if strings.HasSuffix(lower, ".tgz") || strings.HasSuffix(lower, ".tar.gz") {
-		head, err := readHead(p, 2)
+		head, err := cfs.ReadHead(p, 2)
 		return p, err == nil && bytes.Equal(head, []byte{0x1f, 0x8b})
 	}
 	return "", false
@@ -32,11 +33,11 @@ func chartNamedBy(p string) (string, bool) {
 // isBareValues reports a values file without its chart that has the shape
 // of a chart kvlint knows. Only names a values file goes by are read
 // (values.yaml, values-prod.yaml, prod-values.yml, ...).
-func isBareValues(p, lower string) bool {
+func isBareValues(c *Candidate, lower string) bool {
 	if !strings.Contains(lower, "values") {
 		return false
 	}
-	data, err := readBounded(p)
+	data, err := c.Read()
 	if err != nil {
 		return false
 	}

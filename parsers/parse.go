@@ -8,6 +8,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/source"
 )
@@ -39,6 +40,9 @@ type Options struct {
 	// images:) that gives a container without a command of its own the
 	// image's entrypoint; nil has only the built-in rows.
 	Images *engine.ImageTable
+	// FS is what every read of input goes through (internal/confined):
+	// nil confines to Roots, or without roots to the files parsed.
+	FS *confined.FS
 
 	// configMaps are the ConfigMaps of the run's Kubernetes files, for
 	// the scripts containers run from ConfigMap volumes defined in

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers/k8s"
@@ -58,7 +59,7 @@ func parseAllWith(f File, opt Options) Parsed {
 	src := opt.Files.File(f.Path)
 	held := src != nil
 	if !held {
-		data, err := limits.ReadFile(f.Path)
+		data, err := opt.FS.ReadFile(f.Path)
 		if err != nil {
 			return Parsed{Errors: []*diag.Diagnostic{{Span: deploy.Span{File: f.Path}, Message: limits.Describe(err)}}}
 		}
@@ -84,9 +85,23 @@ func parseAllWith(f File, opt Options) Parsed {
 }
 
 // withFiles gives opt a file set when the caller gave none.
-func withFiles(opt Options) Options {
+func withFiles(opt Options, files ...File) Options {
 	if opt.Files == nil {
 		opt.Files = source.NewSet()
+	}
+	if opt.FS == nil {
+		// Confined by default: to the run's roots, else to the files and
+		// directories being parsed.
+		roots := opt.Roots
+		if len(roots) == 0 {
+			for _, f := range files {
+				roots = append(roots, f.Path)
+			}
+		}
+		opt.FS = confined.New(roots)
+	}
+	if opt.Files.FS() == nil {
+		opt.Files.Confine(opt.FS)
 	}
 	return opt
 }
@@ -97,7 +112,7 @@ func ParseFileSet(files []File) Parsed { return ParseFileSetWith(files, Options{
 
 // ParseFileSetWith is ParseFileSet with settings from the command line.
 func ParseFileSetWith(files []File, opt Options) Parsed {
-	opt = withFiles(opt)
+	opt = withFiles(opt, files...)
 	files = withoutChildModules(files)
 	opt.configMaps = collectConfigMaps(files, opt.Files)
 	out := make([]Parsed, len(files))
@@ -156,7 +171,7 @@ func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
 			}
 			return
 		}
-		data, err := limits.ReadFile(f.Path)
+		data, err := set.FS().ReadFile(f.Path)
 		if err != nil || !bytes.Contains(data, []byte("ConfigMap")) {
 			return // an unreadable file is reported by its own parse
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -35,6 +36,9 @@ const maxUnitDepth = 32
 // A file that no longer exists (deleted in the change) is passed over too.
 // The order of units follows the order of the files.
 func Units(files []string) (units, passed []string) {
+	// The files are the user's; what is read beside them (siblings) is
+	// read through a confinement to them and their directories.
+	cfs := confined.New(files)
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
@@ -56,14 +60,14 @@ func Units(files []string) (units, passed []string) {
 			add(chart)
 			continue
 		}
-		kind, ok, err := classify(f, true)
+		kind, ok, err := classify(cfs, f, true)
 		switch {
 		case err != nil:
 			add(f) // Discover reports why it cannot be read
 		case ok && kind == KindTerraform:
 			add(filepath.Dir(f))
 		case ok && (kind == KindCompose || kind == KindKubernetes):
-			for _, sib := range siblings(f, kind) {
+			for _, sib := range siblings(cfs, f, kind) {
 				add(sib)
 			}
 		case ok:
@@ -75,7 +79,7 @@ func Units(files []string) (units, passed []string) {
 			// A Service, a PVC, a ConfigMap beside the manifests of
 			// servers: no server of its own, but part of their deployment.
 			if ext := filepath.Ext(f); ext == ".yaml" || ext == ".yml" {
-				if group := siblings(f, KindKubernetes)[1:]; len(group) > 0 {
+				if group := siblings(cfs, f, KindKubernetes)[1:]; len(group) > 0 {
 					for _, sib := range group {
 						add(sib)
 					}
@@ -84,7 +88,7 @@ func Units(files []string) (units, passed []string) {
 			}
 			// A file kvlint cannot read that names an engine as a launch
 			// would stays: the run reports it was not analysed.
-			if m, err := unsupportedIfEngine(f, source.SyntaxOf(f)); err != nil || m == Matched {
+			if m, err := unsupportedIfEngine(newCandidate(cfs, f, true), source.SyntaxOf(f)); err != nil || m == Matched {
 				add(f)
 				continue
 			}
@@ -118,7 +122,7 @@ func chartHolding(p string) (string, bool) {
 // siblings are the files of p's directory (not below it) that belong with
 // a file of kind: compose files for a compose file, manifests and compose
 // files for a manifest. p itself is always among them.
-func siblings(p string, kind Kind) []string {
+func siblings(cfs *confined.FS, p string, kind Kind) []string {
 	dir := filepath.Dir(p)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -137,7 +141,7 @@ func siblings(p string, kind Kind) []string {
 		if sib == filepath.Clean(p) {
 			continue
 		}
-		if k, ok, err := classify(sib, false); err == nil && ok && slices.Contains(want, k) {
+		if k, ok, err := classify(cfs, sib, false); err == nil && ok && slices.Contains(want, k) {
 			out = append(out, sib)
 		}
 	}

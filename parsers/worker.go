@@ -44,6 +44,9 @@ type wireRelease struct {
 	Chart, Name, Namespace string
 	Values                 []string // files; a release from the configuration names only files
 	Set                    []helm.Set
+	// User is true when the values files are the user's (--values), read
+	// wherever they are; else they are confined to the checked paths.
+	User bool
 }
 
 // parseResponse is a worker's Parsed with the files it read.
@@ -75,11 +78,12 @@ func inWorker(f File, opt Options) (Parsed, bool) {
 	if f.Kind == KindHelm && opt.Helm != nil {
 		for _, r := range opt.Helm(f.Path) {
 			w := wireRelease{Chart: r.Chart, Name: r.Name, Namespace: r.Namespace, Set: r.Set}
-			for _, v := range r.Values {
-				if v.Data != nil || v.Locate != nil || v.Unknown != nil {
+			for i, v := range r.Values {
+				if v.Data != nil || v.Locate != nil || v.Unknown != nil || i > 0 && v.User != w.User {
 					return Parsed{}, false
 				}
 				w.Values = append(w.Values, v.File)
+				w.User = v.User
 			}
 			req.Releases = append(req.Releases, w)
 		}
@@ -125,11 +129,14 @@ func serveParse(dec *gob.Decoder, enc *gob.Encoder) error {
 		for i, w := range req.Releases {
 			rels[i] = helm.Release{Chart: w.Chart, Name: w.Name, Namespace: w.Namespace, Set: w.Set}
 			for _, v := range w.Values {
-				rels[i].Values = append(rels[i].Values, helm.Values{File: v})
+				rels[i].Values = append(rels[i].Values, helm.Values{File: v, User: w.User})
 			}
 		}
 		opt.Helm = func(string) []helm.Release { return rels }
 	}
+	// The worker reads through the same confinement as its parent: the
+	// checked paths (internal/confined).
+	opt = withFiles(opt, req.File)
 	p := guard(req.File, opt, func() Parsed { return parseAllWith(req.File, opt) })
 	resp := parseResponse{Servers: p.Servers, Services: p.Services, Errors: p.Errors, Unanalysed: p.Unanalysed}
 	for _, f := range opt.Files.Files() {

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/kvlint/kvlint/internal/limits"
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 // Syntax is the comment syntax a file is written in: what the suppression
@@ -96,6 +96,27 @@ type Set struct {
 	// passed are files a parser read and let go because nothing can be
 	// reported in them (see Pass).
 	passed map[string]bool
+	// fs confines what Read reads from disk (nil: any path, within the
+	// per-file limits; see Confine).
+	fs *confined.FS
+}
+
+// Confine makes Read read from disk only what fs allows: a run confines its
+// set to the paths it checks, so a file that names another (a values file,
+// --config FILE) never reads outside them. It returns s.
+func (s *Set) Confine(fs *confined.FS) *Set {
+	if s != nil {
+		s.fs = fs
+	}
+	return s
+}
+
+// FS is the confinement Read applies (nil when the set reads any path).
+func (s *Set) FS() *confined.FS {
+	if s == nil {
+		return nil
+	}
+	return s.fs
 }
 
 // NewSet returns an empty set.
@@ -166,10 +187,19 @@ func (s *Set) File(name string) *File {
 // read from disk (bounded by internal/limits) and added with syntax. A nil
 // Set reads without keeping.
 func (s *Set) Read(name string, syntax Syntax) (*File, error) {
+	if s == nil || s.fs == nil {
+		return s.ReadFrom(confined.Unconfined, name, syntax)
+	}
+	return s.ReadFrom(s.fs, name, syntax)
+}
+
+// ReadFrom is Read through fs instead of the set's confinement: for a path
+// the user named (--values), which may be anywhere.
+func (s *Set) ReadFrom(fs *confined.FS, name string, syntax Syntax) (*File, error) {
 	if f := s.File(name); f != nil {
 		return f, nil
 	}
-	data, err := limits.ReadFile(name)
+	data, err := fs.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}

@@ -18,16 +18,13 @@ const MaxFileSize = 16 << 20
 // anything over MaxFileSize. It opens the file once and asks the open file
 // what it is: one path lookup per file, which counts on a large repository.
 func ReadFile(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|openNonBlocking, 0)
+	f, err := Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
-	}
-	if err := regular(info); err != nil {
 		return nil, err
 	}
 	if info.Size() > MaxFileSize {
@@ -54,8 +51,27 @@ func ReadFile(p string) ([]byte, error) {
 	}
 }
 
-// regular says what a file that is not a regular file is.
-func regular(info fs.FileInfo) error {
+// Open opens p for reading without blocking on a named pipe and refuses,
+// before any read, what is not a regular file.
+func Open(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|openNonBlocking, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = Regular(info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Regular says what a file that is not a regular file is (nil for a
+// regular file).
+func Regular(info fs.FileInfo) error {
 	m := info.Mode()
 	switch {
 	case m.IsRegular():

@@ -72,6 +72,11 @@ type Values struct {
 	// (a Terraform variable without a value). Rendered text that depends
 	// on them is an unknown value. Nil means every leaf is known.
 	Unknown func(value string) bool
+	// User is true for a file the user named on the command line
+	// (--values), read wherever it is; any other values file (from
+	// .kvlint.yaml, a Terraform helm_release) is read only inside the
+	// checked paths.
+	User bool
 }
 
 // Set is one --set assignment.

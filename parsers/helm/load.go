@@ -10,10 +10,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 	"github.com/kvlint/kvlint/source"
 )
@@ -39,14 +39,18 @@ type loaded struct {
 // loadChart loads a chart directory or archive with Helm's loader.
 // The files of a chart directory go into files.
 func loadChart(name string, files *source.Set) (*loaded, *diag.Diagnostic) {
-	info, err := os.Stat(name)
+	cfs := chartFS(name, files)
+	info, err := cfs.Stat(name)
 	if err != nil {
 		return nil, diag.Errorf(deploy.Span{File: name}, "chart: %s", describeErr(err))
 	}
 	if !info.IsDir() && info.Size() > maxChartSize {
 		return nil, diag.Errorf(deploy.Span{File: name}, "chart archive is larger than 64 MiB; not read")
 	}
-	c, err := safeLoad(name)
+	c, err := safeLoad(cfs, name, info.IsDir())
+	if r, ok := isRefused(err); ok {
+		return nil, diag.Errorf(deploy.Span{File: r.path}, "chart file: %s", r.Error())
+	}
 	if err != nil {
 		return nil, chartLoadError(name, info.IsDir(), err, files)
 	}
@@ -59,13 +63,25 @@ func loadChart(name string, files *source.Set) (*loaded, *diag.Diagnostic) {
 	return l, nil
 }
 
-func safeLoad(name string) (c *chart.Chart, err error) {
+// chartFS is the confinement a chart is read through: the run's, else the
+// chart alone.
+func chartFS(name string, files *source.Set) *confined.FS {
+	if cfs := files.FS(); cfs != nil {
+		return cfs
+	}
+	return confined.New([]string{name})
+}
+
+func safeLoad(cfs *confined.FS, name string, dir bool) (c *chart.Chart, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the chart loader failed: %v", r)
 		}
 	}()
-	return loader.Load(name)
+	if dir {
+		return loadVetted(cfs, name)
+	}
+	return loadArchive(cfs, name)
 }
 
 // chartLoadError places a loader error on the file it names: Chart.yaml for
@@ -114,7 +130,7 @@ func (l *loaded) locate(c *chart.Chart, base string, onDisk bool) {
 	}
 	var dirs map[string]string // chart name -> directory under charts/
 	if onDisk {
-		dirs = subchartDirs(base)
+		dirs = subchartDirs(chartFS(base, l.files), base)
 	}
 	for _, dep := range c.Dependencies() {
 		name := dep.Name()
@@ -136,9 +152,9 @@ func (l *loaded) locate(c *chart.Chart, base string, onDisk bool) {
 
 // subchartDirs maps the chart names of the directories under dir/charts to
 // those directories.
-func subchartDirs(dir string) map[string]string {
+func subchartDirs(cfs *confined.FS, dir string) map[string]string {
 	out := map[string]string{}
-	entries, err := os.ReadDir(filepath.Join(dir, "charts"))
+	entries, err := cfs.ReadDir(filepath.Join(dir, "charts"))
 	if err != nil {
 		return out
 	}
@@ -148,7 +164,7 @@ func subchartDirs(dir string) map[string]string {
 			continue
 		}
 		sub := filepath.Join(dir, "charts", e.Name())
-		data, err := os.ReadFile(filepath.Join(sub, "Chart.yaml"))
+		data, err := cfs.ReadFile(filepath.Join(sub, "Chart.yaml"))
 		if err != nil || len(data) > 1<<20 {
 			continue
 		}

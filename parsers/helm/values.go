@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 	"github.com/kvlint/kvlint/source"
 )
@@ -107,7 +107,11 @@ func indexYAML(src *yamlsrc.Source, root *yaml.Node, locate func(deploy.Span) de
 func readValues(v Values, files *source.Set) (map[string]any, spans, *diag.Diagnostic) {
 	data := v.Data
 	if data == nil {
-		info, err := os.Stat(v.File)
+		cfs := files.FS()
+		if v.User || cfs == nil {
+			cfs = confined.Unconfined
+		}
+		info, err := cfs.Stat(v.File)
 		if err != nil {
 			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
 		}
@@ -117,7 +121,7 @@ func readValues(v Values, files *source.Set) (map[string]any, spans, *diag.Diagn
 		if info.Size() > maxValuesSize {
 			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file is larger than 4 MiB; not read")
 		}
-		f, err := files.Read(v.File, source.SyntaxYAML)
+		f, err := files.ReadFrom(cfs, v.File, source.SyntaxYAML)
 		if err != nil {
 			return nil, nil, diag.Errorf(deploy.Span{File: v.File}, "values file: %s", describeErr(err))
 		}

@@ -263,7 +263,7 @@ func (m *module) readModuleFile(p string) (*file, error) {
 	if f := m.fs[display]; f != nil {
 		return f, nil
 	}
-	data, err := readFile(real)
+	data, err := m.readFile(real)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", p, describe(err))
 	}

@@ -246,7 +246,7 @@ func (m *module) readBeside() engine.ReadFile {
 		if err != nil {
 			return filepath.Join(m.dir, p), nil, err
 		}
-		data, err := readFile(real)
+		data, err := m.readFile(real)
 		if err == nil {
 			m.keep(display, data)
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/internal/limits"
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 // module is one Terraform module being evaluated.
@@ -127,8 +127,24 @@ func (m *module) evalDiags(ds hcl.Diagnostics) {
 	m.diags(ds)
 }
 
-// readFile reads a file of the module within the per-file limits.
-func readFile(p string) ([]byte, error) { return limits.ReadFile(p) }
+// readFile reads a file of the module within the per-file limits, through
+// the run's confinement (internal/confined): a .tf file, tfvars file or
+// file() argument that is a symbolic link out of the checked paths is
+// refused, as is anything that is not a regular file.
+func (m *module) readFile(p string) ([]byte, error) { return m.cfs().ReadFile(p) }
+
+// cfs is the run's confinement, else the checked roots and the root
+// module's directory.
+func (m *module) cfs() *confined.FS {
+	if c := m.opt.Files.FS(); c != nil {
+		return c
+	}
+	roots := append([]string(nil), m.opt.Roots...)
+	if m.root.abs != "" {
+		roots = append(roots, m.root.abs)
+	}
+	return confined.New(roots)
+}
 
 // load parses the module's .tf files and records its declarations. It
 // returns false when the directory could not be read at all.
@@ -147,7 +163,7 @@ func (m *module) load() bool {
 	sort.Strings(names)
 	for _, n := range names {
 		p := filepath.Join(m.dir, n)
-		data, err := readFile(p)
+		data, err := m.readFile(p)
 		if err != nil {
 			m.errorf(deploy.Span{File: p}, "%s", describe(err))
 			continue

@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 const (
@@ -226,6 +227,7 @@ func (m *module) outputValues(name string) cty.Value {
 // arguments; checked on their own as well, they would be reported a
 // second time with their variables' defaults.
 func LocalCalls(dir string) []string {
+	cfs := confined.New([]string{dir}) // a .tf file linked out of dir is not read
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -235,7 +237,7 @@ func LocalCalls(dir string) []string {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".tf") {
 			continue
 		}
-		data, err := readFile(filepath.Join(dir, e.Name()))
+		data, err := cfs.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
 		}

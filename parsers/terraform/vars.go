@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 // variable is one input variable block.
@@ -79,10 +80,11 @@ func (m *module) inputs() {
 	}
 	m.environment()
 	for _, p := range m.tfvarsFiles() {
-		m.varFile(p)
+		m.varFile(p, m.cfs())
 	}
+	// --tf-var-file files are the user's: read wherever they are.
 	for _, p := range m.opt.VarFiles {
-		m.varFile(p)
+		m.varFile(p, confined.Unconfined)
 	}
 }
 
@@ -201,8 +203,8 @@ func (m *module) tfvarsFiles() []string {
 // varFile applies one variable definitions file. A name the module does not
 // declare is passed over: Terraform only warns about it in a file, and a
 // --tf-var-file applies to every module kvlint checks.
-func (m *module) varFile(p string) {
-	data, err := readFile(p)
+func (m *module) varFile(p string, cfs *confined.FS) {
+	data, err := cfs.ReadFile(p)
 	if err != nil {
 		m.errorf(deploy.Span{File: p}, "%s", describe(err))
 		return
