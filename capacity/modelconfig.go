@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/limits"
 )
 
@@ -33,8 +33,15 @@ const (
 // otherwise the weights stay unknown. Errors are *diag.Diagnostic naming the file
 // (with line:col for JSON syntax errors and bad values).
 func ReadModelConfig(path string) (*Model, error) {
+	return ReadModelConfigIn(confined.Unconfined, path)
+}
+
+// ReadModelConfigIn is ReadModelConfig through cfs: a models: path of a
+// .kvlint.yaml in the checked tree, or a model directory beside a launching
+// file, is read only inside the checked paths (internal/confined).
+func ReadModelConfigIn(cfs *confined.FS, path string) (*Model, error) {
 	file := path
-	info, err := os.Stat(path)
+	info, err := cfs.Stat(path)
 	if err != nil {
 		return nil, &diag.Diagnostic{Span: deploy.Span{File: path}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
@@ -43,7 +50,7 @@ func ReadModelConfig(path string) (*Model, error) {
 		dir = path
 		file = filepath.Join(path, "config.json")
 	}
-	data, err := limits.ReadFile(file)
+	data, err := cfs.ReadFile(file)
 	if err != nil {
 		return nil, &diag.Diagnostic{Span: deploy.Span{File: file}, Message: "cannot read the model config: " + limits.Describe(err)}
 	}
@@ -52,10 +59,10 @@ func ReadModelConfig(path string) (*Model, error) {
 		return nil, err
 	}
 	m.ID = path
-	if err := readHFQuantConfig(dir, m); err != nil {
+	if err := readHFQuantConfig(cfs, dir, m); err != nil {
 		return nil, err
 	}
-	if err := readSafetensorsIndex(dir, m); err != nil {
+	if err := readSafetensorsIndex(cfs, dir, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -510,8 +517,8 @@ func setQuantStorage(q *Quantization) {
 // readHFQuantConfig reads ModelOpt's hf_quant_config.json (the nested format
 // SGLang still accepts: quantization.quant_algo / kv_cache_quant_algo) when
 // config.json itself has no quantization_config.
-func readHFQuantConfig(dir string, m *Model) error {
-	doc, err := readSideFile(dir, "hf_quant_config.json")
+func readHFQuantConfig(cfs *confined.FS, dir string, m *Model) error {
+	doc, err := readSideFile(cfs, dir, "hf_quant_config.json")
 	if doc == nil || err != nil {
 		return err
 	}
@@ -542,9 +549,9 @@ func readHFQuantConfig(dir string, m *Model) error {
 
 // readSideFile decodes an optional JSON file beside config.json: nil and no
 // error when the checkpoint does not have it.
-func readSideFile(dir, name string) (*jsonDoc, error) {
+func readSideFile(cfs *confined.FS, dir, name string) (*jsonDoc, error) {
 	file := filepath.Join(dir, name)
-	data, err := limits.ReadFile(file)
+	data, err := cfs.ReadFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -560,8 +567,8 @@ func readSideFile(dir, name string) (*jsonDoc, error) {
 
 // readSafetensorsIndex takes the checkpoint size from
 // model.safetensors.index.json's metadata.total_size, when present.
-func readSafetensorsIndex(dir string, m *Model) error {
-	doc, err := readSideFile(dir, "model.safetensors.index.json")
+func readSafetensorsIndex(cfs *confined.FS, dir string, m *Model) error {
+	doc, err := readSideFile(cfs, dir, "model.safetensors.index.json")
 	if doc == nil || err != nil {
 		return err
 	}

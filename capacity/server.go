@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 // Options are the inputs of an estimate that do not come from the server.
@@ -23,6 +24,10 @@ type Options struct {
 	// BaseDir resolves relative paths in ModelConfigs (the directory of
 	// .kvlint.yaml).
 	BaseDir string
+	// FS confines the model configs read for the run (models: paths, a
+	// model directory beside a launching file) to the checked paths; nil
+	// reads any path (a library caller that named them itself).
+	FS *confined.FS
 	// Catalog is the model and GPU catalog; nil means Default().
 	Catalog *Catalog
 }
@@ -521,10 +526,10 @@ func (e *estimator) modelFromLocalDir(name string) bool {
 		return false
 	}
 	dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+	if _, err := os.Lstat(filepath.Join(dir, "config.json")); err != nil {
 		return false
 	}
-	m, err := ReadModelConfig(dir)
+	m, err := ReadModelConfigIn(e.fs(), dir)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the model's config.json at %s cannot be used: %v", dir, err)
@@ -545,7 +550,7 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
 		path = filepath.Join(e.opt.BaseDir, path)
 	}
-	m, err := ReadModelConfig(path)
+	m, err := ReadModelConfigIn(e.fs(), path)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the config declared for %q in .kvlint.yaml cannot be used: %v", name, err)
@@ -553,6 +558,13 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 	}
 	e.est.derive("model %q: config read from %s", name, path)
 	e.useModel(m, path)
+}
+
+func (e *estimator) fs() *confined.FS {
+	if e.opt.FS == nil {
+		return confined.Unconfined
+	}
+	return e.opt.FS
 }
 
 func (e *estimator) useModel(m *Model, resolved string) {

@@ -15,6 +15,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	kvengine "github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/rules"
@@ -69,7 +70,10 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	files = withoutRenderedValues(files, releases)
 	// Every file the run reads goes into one set, which the result
 	// carries to the reporters: the configuration, then what parsing reads.
-	sources := source.NewSet()
+	// One confinement for the run (internal/confined): every file the
+	// tree leads kvlint to is read inside the checked paths only.
+	cfs := confined.New(opt.Paths)
+	sources := source.NewSet().Confine(cfs)
 	if cfg.Path != "" && cfg.Text != nil {
 		sources.Add(source.NewFile(cfg.Path, cfg.Text, source.SyntaxYAML))
 	}
@@ -77,7 +81,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	// The image table is the run's: every file is parsed with the same
 	// rows, the run's configuration's images: first.
 	images := kvengine.NewImageTable(cfg.ImageRows())
-	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images, Roots: opt.Paths})
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images, Roots: opt.Paths, FS: cfs})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 	res.Unlaunched = unlaunched(parsed.Unlaunched)
@@ -88,10 +92,17 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 		resolveRelease(s, images, cfgs.forFile(s.Span.File), sources, opt.EngineRelease)
 		kvengine.JudgeRelease(s)
 	}
+	// models: paths of a .kvlint.yaml in the tree stay inside the checked
+	// paths; a configuration the user named with --config (NestedConfig
+	// off) may also name files beside itself.
+	modelFS := cfs
+	if !opt.NestedConfig && cfg.Dir != "" {
+		modelFS = confined.New(append(append([]string(nil), opt.Paths...), cfg.Dir))
+	}
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
 	parallel.For(len(res.Servers), func(i int) {
 		s := res.Servers[i]
-		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU))
+		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU, modelFS))
 	})
 	notes := noteLists{}
 	for i := range res.Estimates {
@@ -193,9 +204,10 @@ func sortErrors(errs []*diag.Diagnostic) {
 
 // capacityOptions applies the configuration's model mappings and GPU to
 // the capacity estimates. The GPU is a default for servers whose files
-// name none; --gpu overrides the configuration's.
-func capacityOptions(cfg *config.Config, gpu string) capacity.Options {
-	opt := capacity.Options{GPU: cfg.GPU, GPUSource: ".kvlint.yaml gpu:", ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default()}
+// name none; --gpu overrides the configuration's. cfs confines the model
+// configs it reads.
+func capacityOptions(cfg *config.Config, gpu string, cfs *confined.FS) capacity.Options {
+	opt := capacity.Options{GPU: cfg.GPU, GPUSource: ".kvlint.yaml gpu:", ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default(), FS: cfs}
 	if gpu != "" {
 		opt.GPU, opt.GPUSource = gpu, "--gpu"
 	}

@@ -94,13 +94,15 @@ func workspacePath(file, wd string) string {
 	return filepath.ToSlash(filepath.Clean(file))
 }
 
-// escapeData escapes a command's message: "%", CR and LF.
+// escapeData escapes a command's message: "%", CR and LF as GitHub
+// decodes them, then every other control (ESC, C1, bidirectional
+// overrides) as Clean does, so nothing raw reaches the runner's log.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return Clean(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // escapeProperty escapes a property value: as data, plus ":" and "," which
 // separate the command and its properties.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return Clean(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

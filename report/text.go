@@ -18,19 +18,19 @@ func CheckText(w io.Writer, res *analysis.Result) error {
 	for _, e := range res.Errors {
 		if e.Span.File == "" {
 			// Not in a file (a command-line --set): no position to print.
-			fmt.Fprintf(w, "kvlint: error: %s\n", e.Message)
+			fmt.Fprintf(w, "kvlint: error: %s\n", Clean(e.Message))
 			continue
 		}
-		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
+		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), Clean(e.Message))
 		src.excerpt(w, e.Span)
 	}
 	for _, f := range res.Findings {
 		if f.Suppression != nil {
 			continue // counted in the summary; JSON and SARIF list them
 		}
-		fmt.Fprintf(w, "%s: %s %s: %s", position(f.Span), f.Severity, f.Rule, f.Message)
+		fmt.Fprintf(w, "%s: %s %s: %s", position(f.Span), f.Severity, Clean(f.Rule), Clean(f.Message))
 		if name := serverName(res, f.Server); name != "" {
-			fmt.Fprintf(w, " [%s]", name)
+			fmt.Fprintf(w, " [%s]", Clean(name))
 		}
 		fmt.Fprintln(w)
 		src.excerpt(w, f.Span)
@@ -88,14 +88,20 @@ func plural(n int, noun string) string {
 }
 
 // position is file:line:col, or just the file when nothing finer is known.
+// The file name is cleaned (Clean), and one that starts with ":" is written
+// "./:name", so no line of the report can start with a workflow command.
 func position(s deploy.Span) string {
+	file := Clean(s.File)
+	if strings.HasPrefix(file, ":") {
+		file = "./" + file
+	}
 	switch {
 	case s.Line == 0:
-		return s.File
+		return file
 	case s.Col == 0:
-		return fmt.Sprintf("%s:%d", s.File, s.Line)
+		return fmt.Sprintf("%s:%d", file, s.Line)
 	}
-	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+	return fmt.Sprintf("%s:%d:%d", file, s.Line, s.Col)
 }
 
 // excerpts quotes the files of the run. A file the run did not read (a

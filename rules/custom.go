@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/kvlint/kvlint/internal/confined"
 )
 
 // customIDPattern is the form of a custom rule's ID: upper-case letters,
@@ -105,6 +107,10 @@ func (c *customPolicies) readDir(dir string) (int, error) {
 		return 0, fmt.Errorf("--policy %s: not a directory", dir)
 	}
 	n := 0
+	// The directory is the user's, wherever it is; what is in it is read
+	// through a confinement to it: a .rego file that is a link out of the
+	// directory, a named pipe or a device is refused, never read.
+	cfs := confined.New([]string{dir})
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -112,9 +118,9 @@ func (c *customPolicies) readDir(dir string) (int, error) {
 		if d.IsDir() || !strings.HasSuffix(p, ".rego") {
 			return nil
 		}
-		src, err := os.ReadFile(p)
+		src, err := cfs.ReadFile(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %s", p, confined.Describe(err))
 		}
 		name := filepath.ToSlash(p)
 		mod, err := ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{

@@ -163,10 +163,13 @@ KV-cache pool each will allocate, and reports what the rules find.
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 3 some input could not be analysed (reported; the rest is still checked, but
 a .kvlint.yaml or --baseline file that cannot be read or understood stops
-the run).`,
+the run), 4 internal error (a bug in kvlint, said so on stderr).`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {
+				return err
+			}
+			if err := checkOutputPaths(outs); err != nil {
 				return err
 			}
 			if err := vf.validate(cmd); err != nil {

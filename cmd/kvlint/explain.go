@@ -166,7 +166,7 @@ func newDocsCmd() *cobra.Command {
 				}
 			}
 			for name, data := range pages {
-				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				if err := writeReplacing(filepath.Join(dir, name), data); err != nil {
 					return err
 				}
 			}

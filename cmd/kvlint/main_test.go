@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
 
 	"github.com/kvlint/kvlint/internal/worker"
 )
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	worker.Enable()
 	testscript.Main(m, map[string]func(){
-		"kvlint": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"kvlint": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, bugCommands()...)) },
 	})
 }
 
@@ -64,5 +65,34 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("kvlint %s: exit code %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// writeq writes a file whose name and content are Go-quoted strings, for the
+// names and bytes a txtar archive cannot hold (newlines, ESC):
+// `writeq "bad\nname.sh" "#!/bin/sh\n..."`.
+func writeq(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: writeq \"NAME\" \"CONTENT\"")
+	}
+	name, err := strconv.Unquote(args[0])
+	ts.Check(err)
+	content, err := strconv.Unquote(args[1])
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(name), []byte(content), 0o644))
+}
+
+// bugCommands are commands that fail as a bug in kvlint would, for the
+// scripts that pin exit code 4: `kvlint test-panic`, `kvlint test-bug`.
+func bugCommands() []*cobra.Command {
+	return []*cobra.Command{
+		{Use: "test-panic", Hidden: true, RunE: func(*cobra.Command, []string) error {
+			var m map[string]int
+			m["x"]++ // a nil map write: a runtime panic, as a bug would cause
+			return nil
+		}},
+		{Use: "test-bug", Hidden: true, RunE: func(*cobra.Command, []string) error {
+			return errors.New("an error no input should cause")
+		}},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -132,8 +133,12 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 			// Standard output is streamed: the report of a large
 			// repository (tens of MB) is never held in memory whole.
 			bw := bufio.NewWriterSize(stdout, 64<<10)
-			if err := r.render(bw, o.format); err != nil {
+			sw := safe(bw, o.format)
+			if err := r.render(sw, o.format); err != nil {
 				return fmt.Errorf("writing %s: %w", o.format, err)
+			}
+			if err := sw.Flush(); err != nil {
+				return err
 			}
 			if err := bw.Flush(); err != nil {
 				return err
@@ -143,15 +148,93 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 		// A file is rendered in memory first, so it is written whole or
 		// not at all.
 		var buf bytes.Buffer
-		if err := r.render(&buf, o.format); err != nil {
+		sw := safe(&buf, o.format)
+		if err := r.render(sw, o.format); err != nil {
 			return fmt.Errorf("writing %s: %w", o.format, err)
 		}
-		if err := os.WriteFile(o.path, buf.Bytes(), 0o644); err != nil {
+		if err := sw.Flush(); err != nil {
+			return err
+		}
+		if err := writeReplacing(o.path, buf.Bytes()); err != nil {
 			// The file was named on the command line: a usage error (exit 2).
 			return usagef("writing the %s output: %v", o.format, err)
 		}
 	}
 	return nil
+}
+
+// errLinkTarget refuses an output path that is a symbolic link: a checkout
+// can commit kvlint.sarif as a link to any file the CI user may write.
+var errLinkTarget = fmt.Errorf("is a symbolic link; kvlint does not write through links (remove it or name another file)")
+
+// checkOutputPaths refuses, before the run, output files kvlint will not
+// write: a symbolic link, or anything that is not a regular file.
+func checkOutputPaths(outs []output) error {
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if err := writable(o.path); err != nil {
+			return usagef("--format %s=%s: %v", o.format, o.path, err)
+		}
+	}
+	return nil
+}
+
+// writable says why path may not be replaced by an output (nil: it may).
+func writable(path string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case info.Mode()&os.ModeSymlink != 0:
+		return errLinkTarget
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file")
+	}
+	return nil
+}
+
+// writeReplacing writes data to path through a temporary file in the same
+// directory and a rename over path: the output appears whole or not at all,
+// and a symbolic link at path (were one put there after checkOutputPaths)
+// is replaced, never written through, since rename(2) acts on the link
+// itself.
+func writeReplacing(path string, data []byte) error {
+	if err := writable(path); err != nil {
+		return fmt.Errorf("%s %v", path, err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".kvlint-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// safe escapes what the input could smuggle into a report (report.Clean):
+// only the github format may start a line with "::", its own annotations.
+func safe(w io.Writer, format string) *report.SafeWriter {
+	return report.NewSafeWriter(w, format == "github")
 }
 
 func boolRank(b bool) int {

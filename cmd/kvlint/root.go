@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/internal/worker"
+	"github.com/kvlint/kvlint/report"
 )
 
 // Exit codes, the contract CI scripts rely on.
@@ -21,7 +22,16 @@ const (
 	exitFindings = 1 // findings at or above --fail-on
 	exitUsage    = 2 // the command line was wrong
 	exitInput    = 3 // some input could not be analysed (it is still reported)
+	// exitInternal is a failure of kvlint itself (a bug: a panic, an
+	// error no input should cause), distinct from 3 so that CI does not
+	// read a crash as a bad file, nor 2 as a bad command line.
+	exitInternal = 4
 )
+
+// internalError is a failure of kvlint itself.
+type internalError struct{ err error }
+
+func (e internalError) Error() string { return e.err.Error() }
 
 // version is set at link time by release builds (-ldflags "-X main.version=…").
 var version = ""
@@ -46,16 +56,31 @@ type inputError struct{ err error }
 
 func (e inputError) Error() string { return e.err.Error() }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run runs one command line. Everything written to stdout and stderr goes
+// through report.SafeWriter: no control character from the input reaches
+// the terminal or the CI log raw, and stderr never starts a line with a
+// workflow command.
+// extra adds commands (the tests add one that fails as a bug would).
+func run(args []string, rawStdout, rawStderr io.Writer, extra ...*cobra.Command) int {
+	stderr := report.NewSafeWriter(rawStderr, false)
+	defer stderr.Flush()
 	if len(args) > 0 && args[0] == worker.Arg {
-		return worker.Serve(args[1:], os.Stdin, stdout, stderr)
+		// A worker's stdout is its answer to the parent (gob), not text.
+		return worker.Serve(args[1:], os.Stdin, rawStdout, stderr)
 	}
-	root := newRoot(stdout, stderr)
+	stdout := report.NewSafeWriter(rawStdout, true)
+	defer stdout.Flush()
+	root := newRoot(stdout, stderr, extra...)
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	return exitCode(root.ExecuteContext(context.Background()), stderr)
+}
+
+// exitCode reports err on stderr and maps it to the exit code.
+func exitCode(err error, stderr io.Writer) int {
 	var ee exitError
 	var ue usageError
 	var ie inputError
+	var ine internalError
 	switch {
 	case err == nil:
 		return exitClean
@@ -72,6 +97,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "kvlint: %v\nRun 'kvlint --help' for usage.\n", ue.err)
 		return exitUsage
+	case errors.As(err, &ine):
+		fmt.Fprintf(stderr, "kvlint: internal error (a bug in kvlint, not a problem with the input; please report it): %v\n", ine.err)
+		return exitInternal
 	default:
 		// cobra's own errors (unknown command, bad flag) are usage errors.
 		fmt.Fprintf(stderr, "kvlint: %v\nRun 'kvlint --help' for usage.\n", err)
@@ -79,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdout, stderr io.Writer, extra ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kvlint",
 		Short:         "Audit LLM-serving deployments for KV-cache capacity and tenant-isolation mistakes",
@@ -98,7 +126,37 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
 	root.AddCommand(newVerifyCmd(), newRuntimeCmd())
+	root.AddCommand(extra...)
+	guardCommands(root)
 	return root
+}
+
+// guardCommands makes every command's own failures internal errors unless
+// they say what they are (a usage, input or exit error), and recovers a
+// panic as one: cobra's errors (an unknown command, a wrong number of
+// arguments) come before RunE and stay usage errors.
+func guardCommands(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = internalError{fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+				}
+			}()
+			err = run(cmd, args)
+			var ee exitError
+			var ue usageError
+			var ie inputError
+			var ine internalError
+			if err != nil && !errors.As(err, &ee) && !errors.As(err, &ue) && !errors.As(err, &ie) && !errors.As(err, &ine) {
+				err = internalError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		guardCommands(sub)
+	}
 }
 
 func newVersionCmd() *cobra.Command {

@@ -102,6 +102,10 @@ func (c *FS) Resolve(p string) (string, error) {
 				return "", &fs.PathError{Op: "open", Path: p, Err: ErrOutside}
 			}
 		}
+		// The system's own word for it (a loop, a missing target).
+		if _, serr := os.Stat(abs); serr != nil {
+			return "", pathErr(p, serr)
+		}
 		return "", &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	if !c.inside(real) {
