@@ -19,7 +19,10 @@ import (
 	"github.com/kvlint/kvlint/internal/limits"
 )
 
-// ErrOutside is the refusal of a path that resolves outside every root.
+// ErrOutside is the refusal of a path that resolves outside every root, or
+// into a .git directory below one: git's own files (.git/config holds the
+// checkout's credentials in CI) are never input, and discovery never
+// enters them.
 var ErrOutside = errors.New("resolves outside the checked paths; not read")
 
 // FS confines reads to its roots. The zero FS and a nil *FS have no roots
@@ -122,7 +125,22 @@ func (c *FS) inside(real string) bool {
 		return true
 	}
 	for _, r := range c.roots {
-		if Within(r, real) {
+		if Within(r, real) && !inGitDir(r, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// inGitDir reports whether real, inside root, is in a .git directory below
+// it.
+func inGitDir(root, real string) bool {
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return false
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == ".git" {
 			return true
 		}
 	}
