@@ -9,7 +9,6 @@ package confined
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -64,14 +63,6 @@ func New(roots []string) *FS {
 		}
 	}
 	return c
-}
-
-// Roots are the resolved roots (for messages and tests).
-func (c *FS) Roots() []string {
-	if c == nil {
-		return nil
-	}
-	return append([]string(nil), c.roots...)
 }
 
 // Within reports whether path is dir or inside it (both absolute, clean).
@@ -145,12 +136,6 @@ func inGitDir(root, real string) bool {
 		}
 	}
 	return false
-}
-
-// Inside reports whether p resolves inside a root.
-func (c *FS) Inside(p string) bool {
-	_, err := c.Resolve(p)
-	return err == nil
 }
 
 // Stat is os.Stat of p, refused when p resolves outside the roots.
@@ -234,14 +219,3 @@ func pathErr(p string, err error) error {
 
 // Describe says why a read failed, without the path (limits.Describe).
 func Describe(err error) string { return limits.Describe(err) }
-
-// String names the roots, for debugging.
-func (c *FS) String() string {
-	if c == nil {
-		return "confined(nothing)"
-	}
-	if c.open {
-		return "unconfined"
-	}
-	return fmt.Sprintf("confined%v", c.roots)
-}
