@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/parsers/yamlsrc"
 )
@@ -76,8 +77,8 @@ func Find(dir string) (*Config, error) {
 	}
 	for {
 		p := filepath.Join(abs, FileName)
-		if _, err := os.Stat(p); err == nil {
-			return Load(p)
+		if _, err := os.Lstat(p); err == nil {
+			return loadFound(p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -94,6 +95,18 @@ func Find(dir string) (*Config, error) {
 // place in the file that must change.
 func Load(path string) (*Config, error) {
 	data, err := limits.ReadFile(path)
+	if err != nil {
+		return nil, diag.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
+	}
+	return FromText(path, data)
+}
+
+// loadFound is Load for a configuration found by looking (not named with
+// --config): it is read through a confinement to its own directory, so a
+// .kvlint.yaml in the tree that is a link to another file, or a named pipe,
+// is refused, never read (internal/confined).
+func loadFound(path string) (*Config, error) {
+	data, err := confined.New([]string{filepath.Dir(path)}).ReadFile(path)
 	if err != nil {
 		return nil, diag.Errorf(deploy.Span{File: path}, "%s", limits.Describe(err))
 	}

@@ -21,7 +21,7 @@ func FindFor(dir string, paths []string) (*Config, error) {
 			return nil, err
 		}
 		if p != "" {
-			return Load(p)
+			return loadFound(p)
 		}
 	}
 	return Find(dir)
@@ -31,7 +31,7 @@ func FindFor(dir string, paths []string) (*Config, error) {
 // there is none (or it cannot be seen).
 func InDir(dir string) (string, error) {
 	p := filepath.Join(dir, FileName)
-	if _, err := os.Stat(p); err == nil {
+	if _, err := os.Lstat(p); err == nil {
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
 		return "", err
