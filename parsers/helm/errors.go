@@ -32,7 +32,13 @@ var (
 func (rr *rendering) renderError(err error) *diag.Diagnostic {
 	msg := condenseRecursion(err.Error())
 	if m := atRE.FindStringSubmatch(msg); m != nil {
-		return rr.templateError(m[2], m[3], m[4], strings.TrimSpace(msg[len(m[0]):]), m[1] == "parse")
+		text := strings.TrimSpace(msg[len(m[0]):])
+		if text == "" {
+			// `{{ fail "" }}` (or fail of an empty value): Helm's
+			// message is empty, and an error must still say something.
+			text = "the template stopped the render with an empty message (fail or required)"
+		}
+		return rr.templateError(m[2], m[3], m[4], text, m[1] == "parse")
 	}
 	if m := templateRE.FindStringSubmatchIndex(msg); m != nil {
 		name, line := msg[m[2]:m[3]], msg[m[4]:m[5]]
