@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/kvlint/kvlint/internal/limits"
 )
@@ -33,6 +34,10 @@ type FS struct {
 	// its directory (a chart or module named by one of its files).
 	roots []string
 	open  bool
+	// dirs caches each directory's resolved path (filepath.EvalSymlinks),
+	// so reading the files of one directory resolves it once, not once per
+	// file and path component.
+	dirs sync.Map // absolute dir → real dir
 }
 
 // Unconfined reads any path, with the same regular-file and size rules: for
@@ -76,10 +81,50 @@ func Within(dir, path string) bool {
 // outside every root. A path that does not exist is resolved as far as it
 // exists, so "no such file" is still the error a reader sees.
 func (c *FS) Resolve(p string) (string, error) {
+	real, _, err := c.resolve(p)
+	return real, err
+}
+
+// resolve is Resolve that also returns the file's Lstat information when
+// p itself is no symbolic link (nil otherwise): then p's real path is its
+// directory's, which is resolved once per directory, joined with its name.
+func (c *FS) resolve(p string) (string, fs.FileInfo, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
+		return "", nil, &fs.PathError{Op: "resolve", Path: p, Err: err}
 	}
+	if info, lerr := os.Lstat(abs); lerr == nil && info.Mode()&fs.ModeSymlink == 0 {
+		if dir, derr := c.realDir(filepath.Dir(abs)); derr == nil {
+			real := filepath.Join(dir, filepath.Base(abs))
+			if !c.inside(real) {
+				return "", nil, &fs.PathError{Op: "open", Path: p, Err: ErrOutside}
+			}
+			return real, info, nil
+		}
+	}
+	real, err := c.resolveWhole(p, abs)
+	return real, nil, err
+}
+
+// realDir is dir with its symbolic links resolved, cached.
+func (c *FS) realDir(dir string) (string, error) {
+	if c == nil {
+		return filepath.EvalSymlinks(dir)
+	}
+	if r, ok := c.dirs.Load(dir); ok {
+		return r.(string), nil
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	c.dirs.Store(dir, r)
+	return r, nil
+}
+
+// resolveWhole resolves abs, a symbolic link or a path whose directory
+// does not resolve, through filepath.EvalSymlinks.
+func (c *FS) resolveWhole(p, abs string) (string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		// Missing, a loop, or unreadable: Lstat says which; a dangling
@@ -195,13 +240,14 @@ func (c *FS) ReadHead(p string, n int) ([]byte, error) {
 // regular resolves p and checks, before any open, that it is a regular
 // file.
 func (c *FS) regular(p string) (string, error) {
-	real, err := c.Resolve(p)
+	real, info, err := c.resolve(p)
 	if err != nil {
 		return "", err
 	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return "", pathErr(p, err)
+	if info == nil { // a link: the kind of what it names
+		if info, err = os.Stat(real); err != nil {
+			return "", pathErr(p, err)
+		}
 	}
 	if err := limits.Regular(info); err != nil {
 		return "", pathErr(p, err)
