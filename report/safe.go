@@ -77,8 +77,35 @@ type SafeWriter struct {
 	// Commands lets lines start with "::": the github format's own
 	// annotations, whose fields are escaped where they are written.
 	Commands bool
-	line     []byte
-	err      error
+	// Color lets the text renderer colour what it chooses (Paint): the
+	// escape sequences are kvlint's own, kept beside the held line and
+	// never passed through Clean, so an ESC from the input is still
+	// escaped while kvlint's colour reaches the terminal.
+	Color bool
+	line  []byte
+	marks []mark
+	err   error
+}
+
+// mark is one of kvlint's own escape sequences, to be written before byte
+// at of the held line.
+type mark struct {
+	at   int
+	code string
+}
+
+// Paint writes s in the colour code (an SGR parameter such as "31" or
+// "1;31") when w is a SafeWriter with Color on, and plain otherwise. s is
+// cleaned like anything else written through the SafeWriter.
+func Paint(w io.Writer, code, s string) {
+	sw, ok := w.(*SafeWriter)
+	if !ok || !sw.Color || s == "" {
+		io.WriteString(w, s)
+		return
+	}
+	sw.marks = append(sw.marks, mark{len(sw.line), "\x1b[" + code + "m"})
+	io.WriteString(w, s)
+	sw.marks = append(sw.marks, mark{len(sw.line), "\x1b[0m"})
 }
 
 // NewSafeWriter wraps w.
@@ -113,24 +140,51 @@ func (s *SafeWriter) Write(p []byte) (int, error) {
 
 // started is set while a long line is written in pieces.
 func (s *SafeWriter) flushLine(complete bool) {
-	line := s.line
-	s.line = s.line[:0]
-	if len(line) == 0 || s.err != nil {
+	line, marks := s.line, s.marks
+	s.line, s.marks = s.line[:0], s.marks[:0]
+	if (len(line) == 0 && len(marks) == 0) || s.err != nil {
 		return
 	}
 	body, nl := line, ""
 	if complete {
 		body, nl = line[:len(line)-1], "\n"
 	}
-	out := Clean(string(body))
-	if !s.Commands && strings.HasPrefix(out, "::") {
-		out = " " + out
+	// The text between marks is cleaned piece by piece; the marks are
+	// written as they are. A mark never falls inside a rune, since Paint
+	// places them between writes.
+	var out, plain strings.Builder
+	prev := 0
+	for _, m := range marks {
+		at := min(m.at, len(body))
+		piece := Clean(string(body[prev:at]))
+		out.WriteString(piece)
+		plain.WriteString(piece)
+		out.WriteString(m.code)
+		prev = at
 	}
-	_, s.err = io.WriteString(s.w, out+nl)
+	piece := Clean(string(body[prev:]))
+	out.WriteString(piece)
+	plain.WriteString(piece)
+	text := out.String()
+	if !s.Commands && strings.HasPrefix(plain.String(), "::") {
+		text = " " + text
+	}
+	_, s.err = io.WriteString(s.w, text+nl)
 }
 
 // Flush writes a last line without a line break.
 func (s *SafeWriter) Flush() error {
 	s.flushLine(false)
 	return s.err
+}
+
+// Raw flushes what s holds and returns the writer under it, for a writer
+// that does its own escaping: the text format with Color on writes
+// through its own SafeWriter, and a second one would escape the colour
+// sequences that the first one kept.
+func (s *SafeWriter) Raw() (io.Writer, error) {
+	if err := s.Flush(); err != nil {
+		return nil, err
+	}
+	return s.w, nil
 }

@@ -21,14 +21,18 @@ func CheckText(w io.Writer, res *analysis.Result) error {
 			fmt.Fprintf(w, "kvlint: error: %s\n", Clean(e.Message))
 			continue
 		}
-		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), Clean(e.Message))
+		fmt.Fprintf(w, "%s: ", position(e.Span))
+		Paint(w, "1;31", "error")
+		fmt.Fprintf(w, ": %s\n", Clean(e.Message))
 		src.excerpt(w, e.Span)
 	}
 	for _, f := range res.Findings {
 		if f.Suppression != nil {
 			continue // counted in the summary; JSON and SARIF list them
 		}
-		fmt.Fprintf(w, "%s: %s %s: %s", position(f.Span), f.Severity, Clean(f.Rule), Clean(f.Message))
+		fmt.Fprintf(w, "%s: ", position(f.Span))
+		Paint(w, severityColor(f.Severity), Clean(f.Severity))
+		fmt.Fprintf(w, " %s: %s", Clean(f.Rule), Clean(f.Message))
 		if name := serverName(res, f.Server); name != "" {
 			fmt.Fprintf(w, " [%s]", Clean(name))
 		}
@@ -148,6 +152,20 @@ func (c excerpts) excerpt(w io.Writer, s deploy.Span) {
 	if s.EndLine == s.Line && s.EndCol > s.Col {
 		width = min(s.EndCol, len(text)+1) - s.Col
 	}
-	mark.WriteString("^" + strings.Repeat("~", max(0, width-1)))
-	fmt.Fprintf(w, "%s| %s\n", strings.Repeat(" ", len(gutter)-2), mark.String())
+	fmt.Fprintf(w, "%s| %s", strings.Repeat(" ", len(gutter)-2), mark.String())
+	Paint(w, "1;32", "^"+strings.Repeat("~", max(0, width-1)))
+	fmt.Fprintln(w)
+}
+
+// severityColor is the SGR colour of a severity word in text output: what
+// fails a default run in red, what merits a look in yellow, the rest in
+// cyan.
+func severityColor(severity string) string {
+	switch severity {
+	case "critical", "high":
+		return "1;31"
+	case "medium", "low":
+		return "33"
+	}
+	return "36"
 }
