@@ -151,7 +151,7 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Re
 
 func newCheckCmd() *cobra.Command {
 	var flags commonFlags
-	var failOn, outputPath, category string
+	var failOn, outputPath, category, colorMode string
 	var vf verifyFlags
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
@@ -163,7 +163,12 @@ KV-cache pool each will allocate, and reports what the rules find.
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 3 some input could not be analysed (reported; the rest is still checked, but
 a .kvlint.yaml or --baseline file that cannot be read or understood stops
-the run), 4 internal error (a bug in kvlint, said so on stderr).`,
+the run), 4 internal error (a bug in kvlint, said so on stderr).
+
+Formats (--format): text (the default), json, sarif (SARIF 2.1.0, for code
+scanning), github (GitHub Actions annotations), codequality (GitLab Code
+Quality report) and junit (JUnit XML; findings at or above --fail-on fail).
+Text on a terminal is coloured: --color=always|never, or NO_COLOR=1.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {
@@ -173,6 +178,10 @@ the run), 4 internal error (a bug in kvlint, said so on stderr).`,
 				return err
 			}
 			if err := vf.validate(cmd); err != nil {
+				return err
+			}
+			color, err := useColor(colorMode, cmd.OutOrStdout(), os.Getenv("NO_COLOR"))
+			if err != nil {
 				return err
 			}
 			res, cfg, err := flags.analyse(cmd.Context(), paths)
@@ -196,7 +205,8 @@ the run), 4 internal error (a bug in kvlint, said so on stderr).`,
 			if ee := (exitError{}); errors.As(exit, &ee) {
 				code = ee.code
 			}
-			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category}
+			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category,
+				threshold: threshold, color: color}
 			if run.verification, err = vf.verify(cmd, res, flags.tenancy); err != nil {
 				return err
 			}
@@ -207,7 +217,8 @@ the run), 4 internal error (a bug in kvlint, said so on stderr).`,
 		},
 	}
 	flags.register(cmd)
-	cmd.Flags().Lookup("format").Usage = "output formats, comma-separated: text, json, sarif, github; FORMAT=FILE writes a file (at most one goes to standard output)"
+	cmd.Flags().Lookup("format").Usage = "output formats, comma-separated: text, json, sarif, github (workflow commands), codequality (GitLab Code Quality), junit (JUnit XML); FORMAT=FILE writes a file (at most one goes to standard output)"
+	cmd.Flags().StringVar(&colorMode, "color", "auto", "colour the severity and the caret of text output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")

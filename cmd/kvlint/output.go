@@ -10,7 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/kvlint/kvlint/analysis"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
@@ -18,7 +21,7 @@ import (
 )
 
 // checkFormats are the formats kvlint check writes.
-var checkFormats = []string{"text", "json", "sarif", "github"}
+var checkFormats = []string{"text", "json", "sarif", "github", "codequality", "junit"}
 
 // output is one rendering of a run and where it goes.
 type output struct {
@@ -83,6 +86,11 @@ type checkRun struct {
 	rules    []rules.Rule
 	exitCode int // known before anything is written: SARIF records it
 	category string
+	// threshold is --fail-on: the junit format fails the findings at or
+	// above it.
+	threshold diag.Severity
+	// color paints the text format written to standard output (--color).
+	color bool
 	// verification, when set (kvlint verify, check --verify), adds each
 	// finding's verdict and evidence to text, JSON and SARIF.
 	verification *verify.Report
@@ -106,6 +114,10 @@ func (r checkRun) render(w io.Writer, format string) error {
 		}
 	case "github":
 		err = report.CheckGitHub(w, r.res)
+	case "codequality":
+		err = report.CheckCodeQuality(w, r.res)
+	case "junit":
+		err = report.CheckJUnit(w, r.res, r.threshold)
 	case "sarif":
 		l := sarif.Log{
 			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers, Files: r.res.Files,
@@ -132,8 +144,21 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 		if o.path == "" {
 			// Standard output is streamed: the report of a large
 			// repository (tens of MB) is never held in memory whole.
-			bw := bufio.NewWriterSize(stdout, 64<<10)
+			color := r.color && o.format == "text"
+			w := stdout
+			if outer, ok := stdout.(*report.SafeWriter); ok && color {
+				// The colour sequences are kvlint's own: write under the
+				// command's SafeWriter, whose escaping this one repeats.
+				var err error
+				if w, err = outer.Raw(); err != nil {
+					return err
+				}
+			}
+			bw := bufio.NewWriterSize(w, 64<<10)
 			sw := safe(bw, o.format)
+			// Only text is coloured, and only on standard output: a
+			// file, JSON, SARIF and the other formats are read by tools.
+			sw.Color = color
 			if err := r.render(sw, o.format); err != nil {
 				return fmt.Errorf("writing %s: %w", o.format, err)
 			}
@@ -242,4 +267,31 @@ func boolRank(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// useColor decides --color: "always" and "never" are what they say; "auto"
+// colours only a terminal, and not when NO_COLOR is set to anything but ""
+// (https://no-color.org: "when present and not an empty string", it
+// prevents ANSI colour; an explicit --color=always still wins, as the
+// convention allows a command-line flag to).
+func useColor(mode string, stdout io.Writer, noColor string) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if noColor != "" {
+			return false, nil
+		}
+		if sw, ok := stdout.(*report.SafeWriter); ok {
+			var err error
+			if stdout, err = sw.Raw(); err != nil {
+				return false, err
+			}
+		}
+		f, ok := stdout.(*os.File)
+		return ok && term.IsTerminal(int(f.Fd())), nil
+	}
+	return false, usagef("--color must be auto, always or never, not %q", mode)
 }
