@@ -307,14 +307,16 @@ func cloneVars(v vars) vars {
 	return out
 }
 
-// buildVars are the variables substitution sees in a stage: its ARGs, with
-// ENV taking precedence (Dockerfile reference, "Using ARG variables").
-func (st *stage) buildVars() vars {
-	out := cloneVars(st.args)
-	for k, v := range st.env {
-		out[k] = v
+// get looks a variable up as substitution in a stage sees it: its ARGs,
+// with ENV taking precedence (Dockerfile reference, "Using ARG variables").
+// Looking into the stage's own maps, not a merged copy, keeps a Dockerfile
+// of many ARG or ENV instructions linear in its length.
+func (st *stage) get(name string) (deploy.Value, bool) {
+	if v, ok := st.env[name]; ok {
+		return v, true
 	}
-	return out
+	v, ok := st.args[name]
+	return v, ok
 }
 
 func (p *parser) arg(ins instruction, st *stage) {
@@ -337,9 +339,9 @@ func (p *parser) arg(ins instruction, st *stage) {
 		var val deploy.Value
 		switch {
 		case eq >= 0:
-			env := p.meta
+			var env scope = p.meta
 			if st != nil {
-				env = st.buildVars()
+				env = st
 			}
 			sub, err := substitute(w.slice(eq+1, len(w.b)), p.escape, env)
 			if err != nil {
@@ -378,10 +380,6 @@ func (p *parser) env(ins instruction, st *stage) {
 		p.errorf(ins.kw, "ENV requires at least one argument")
 		return
 	}
-	// Every value sees the variables from before this instruction
-	// (Dockerfile reference, "Environment replacement": ENV abc=bye
-	// def=$abc gives def the old abc).
-	before := st.buildVars()
 	type pair struct {
 		name  string
 		value text
@@ -414,12 +412,21 @@ func (p *parser) env(ins instruction, st *stage) {
 			pairs = append(pairs, pair{name: string(w.b[:eq]), value: w.slice(eq+1, len(w.b)), whole: w})
 		}
 	}
+	// Every value sees the variables from before this instruction
+	// (Dockerfile reference, "Environment replacement": ENV abc=bye
+	// def=$abc gives def the old abc), so all are substituted before any
+	// is set.
+	type set struct {
+		name  string
+		value deploy.Value
+	}
+	var sets []set
 	for _, kv := range pairs {
 		if kv.name == "" {
 			p.errorf(kv.whole, "ENV names can not be blank")
 			continue
 		}
-		sub, err := substitute(kv.value, p.escape, before)
+		sub, err := substitute(kv.value, p.escape, st)
 		if err != nil {
 			p.errorf(kv.whole, "ENV: %v", err)
 			continue
@@ -428,7 +435,10 @@ func (p *parser) env(ins instruction, st *stage) {
 		if len(kv.value.b) == 0 {
 			span = p.span(kv.whole)
 		}
-		st.env[kv.name] = deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Origin: sub.origin}
+		sets = append(sets, set{kv.name, deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Origin: sub.origin}})
+	}
+	for _, s := range sets {
+		st.env[s.name] = s.value
 	}
 }
 

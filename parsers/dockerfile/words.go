@@ -20,6 +20,17 @@ type word struct {
 // --build-arg may set it.
 type vars map[string]deploy.Value
 
+// scope is where substitution looks a variable up; ok is false when the
+// name is not set.
+type scope interface {
+	get(name string) (v deploy.Value, ok bool)
+}
+
+func (v vars) get(name string) (deploy.Value, bool) {
+	x, ok := v[name]
+	return x, ok
+}
+
 // splitWords splits ENV/ARG arguments at white space outside quotes; quotes
 // and escapes stay in the words for substitute to remove (BuildKit
 // parseWords, frontend/dockerfile/parser/line_parsers.go).
@@ -66,11 +77,11 @@ type substitutor struct {
 	src    text
 	i      int
 	escape byte
-	env    vars
+	env    scope
 	out    word
 }
 
-func substitute(t text, escape byte, env vars) (word, error) {
+func substitute(t text, escape byte, env scope) (word, error) {
 	s := &substitutor{src: t, escape: escape, env: env, out: word{known: true}}
 	if err := s.until(0); err != nil {
 		return word{}, err
@@ -232,7 +243,7 @@ func (s *substitutor) dollar() error {
 		}
 		alt := s.out
 		s.out = saved
-		v, set := s.env[name]
+		v, set := s.env.get(name)
 		switch {
 		case !set || !v.Known || c == '#' || c == '%' || c == '?':
 			s.unknown(start)
@@ -288,7 +299,7 @@ func (s *substitutor) name() string {
 }
 
 func (s *substitutor) lookup(name string, start int) {
-	v, ok := s.env[name]
+	v, ok := s.env.get(name)
 	if !ok || !v.Known {
 		s.unknown(start)
 		return

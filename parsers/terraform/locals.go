@@ -22,9 +22,15 @@ func (m *module) evaluate() {
 	for _, name := range m.moduleOrder() {
 		nodes = append(nodes, "module."+name)
 	}
+	// wholeLocal: the node reads local other than as local.NAME, so it is
+	// given every local evaluated so far, not just those it names.
+	wholeLocal := map[string]bool{}
 	for _, n := range nodes {
 		for _, e := range m.nodeExprs(n) {
 			for _, t := range e.Variables() {
+				if t.RootName() == "local" && (len(t) < 2 || !isAttr(t[1])) {
+					wholeLocal[n] = true
+				}
 				if len(t) < 2 {
 					continue
 				}
@@ -83,19 +89,58 @@ func (m *module) evaluate() {
 		// A module in a cycle keeps the unknown value evalContext gives
 		// every module not evaluated.
 	}
+	// A local is evaluated in a child of one shared context whose local
+	// object holds only the locals it names: building the object of every
+	// local for each one made n chained locals cost O(n²). Evaluation sees
+	// the same values, since the locals it names are evaluated before it
+	// and any other local.NAME is an unsupported attribute either way. The
+	// shared context is rebuilt after a module call, whose outputs it holds.
+	var base *hcl.EvalContext
 	for _, n := range order {
 		if cyclic[n] {
 			continue
 		}
 		if name, ok := strings.CutPrefix(n, "local."); ok {
-			m.localVals[name] = m.eval(m.locals[name].Expr, m.evalContext(nil), n)
+			if base == nil && !wholeLocal[n] {
+				base = m.evalContext(nil)
+			}
+			var ctx *hcl.EvalContext
+			if wholeLocal[n] {
+				ctx = m.evalContext(nil)
+			} else {
+				ctx = base.NewChild()
+				ctx.Variables = map[string]cty.Value{"local": m.localsObject(deps[n])}
+			}
+			m.localVals[name] = m.eval(m.locals[name].Expr, ctx, n)
 			continue
 		}
 		name := strings.TrimPrefix(n, "module.")
 		if v, ok := m.callModule(name, m.modules[name]); ok {
 			m.moduleVals[name] = v
 		}
+		base = nil
 	}
+}
+
+func isAttr(s hcl.Traverser) bool {
+	_, ok := s.(hcl.TraverseAttr)
+	return ok
+}
+
+// localsObject is the local object with just the named locals that have a
+// value ("local.NAME" each).
+func (m *module) localsObject(refs []string) cty.Value {
+	obj := map[string]cty.Value{}
+	for _, r := range refs {
+		name, ok := strings.CutPrefix(r, "local.")
+		if !ok {
+			continue
+		}
+		if v, ok := m.localVals[name]; ok {
+			obj[name] = v
+		}
+	}
+	return cty.ObjectVal(obj)
 }
 
 // moduleOrder lists the module calls in source order.
