@@ -170,6 +170,9 @@ func (skypilotFormat) Detect(c *Candidate) (Match, error) {
 	if !isYAML(c) || isComposeName(c.Lower) {
 		return NoMatch, nil
 	}
+	if head, err := c.Head(); err != nil || skypilot.RuledOutByHead(head) {
+		return NoMatch, err
+	}
 	data, err := c.Read()
 	if err != nil {
 		return NoMatch, err

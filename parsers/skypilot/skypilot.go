@@ -32,6 +32,27 @@ import (
 // taskKeys are top-level keys only a SkyPilot task has beside run:.
 var taskKeys = []string{"resources", "envs", "setup", "num_nodes", "file_mounts", "workdir"}
 
+// RuledOutByHead reports, from a file's first bytes, what Detect would say
+// no to without reading further: a first key that is apiVersion, kind or
+// services makes a Kubernetes object or a compose file, never a task.
+// Discovery asks this first, so the many manifests of a repository are not
+// read whole twice.
+func RuledOutByHead(head []byte) bool {
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' || bytes.Equal(t, []byte("---")) {
+			continue
+		}
+		for _, k := range []string{"apiVersion:", "kind:", "services:"} {
+			if bytes.HasPrefix(line, []byte(k)) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
 // Detect reports whether data is a SkyPilot task file: a document whose
 // top level has run: and one of taskKeys, and neither apiVersion/kind (a
 // Kubernetes object) nor services (a compose file).

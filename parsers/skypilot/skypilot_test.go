@@ -84,3 +84,18 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+func TestRuledOutByHead(t *testing.T) {
+	for head, want := range map[string]bool{
+		"apiVersion: v1\nkind: Pod\n":        true,
+		"# comment\n---\nkind: Deployment\n": true,
+		"services:\n  web: {}\n":             true,
+		"resources:\n  accelerators: H100:8": false,
+		"run: |\n  vllm serve m\n":           false,
+		"name: x\napiVersion: v1\n":          false, // not the first key: Detect decides
+	} {
+		if got := RuledOutByHead([]byte(head)); got != want {
+			t.Errorf("RuledOutByHead(%q) = %v, want %v", head, got, want)
+		}
+	}
+}
