@@ -34,16 +34,22 @@ func ParseWith(f File, opt Options) ([]*deploy.Server, []*diag.Diagnostic) {
 // ParseWith is.
 func ParseAllWith(f File, opt Options) Parsed {
 	opt = withFiles(opt, f)
-	if p, ok := inWorker(f, opt); ok {
+	p, ok := inWorker(f, opt)
+	if ok {
 		for _, e := range p.Errors {
 			if e != nil {
 				e.Message = clipMessage(e.Message)
 			}
 		}
-		p.Files = opt.Files
-		return p
+	} else {
+		p = guard(f, opt, func() Parsed { return parseAllWith(f, opt) })
 	}
-	p := guard(f, opt, func() Parsed { return parseAllWith(f, opt) })
+	if len(p.Servers) == 0 && len(p.Errors) == 0 && (f.Kind == KindHelm || f.Kind == KindTerraform) {
+		// A chart or module that deploys nothing kvlint recognised, yet
+		// names an engine (a template its values switch off, a resource
+		// kind kvlint does not read), is noted like a file read whole.
+		p.Unlaunched = unlaunchedInDir(f, opt)
+	}
 	p.Files = opt.Files
 	return p
 }

@@ -2,6 +2,8 @@ package parsers
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/engine"
@@ -103,4 +105,37 @@ func lineContext(data []byte, at int, syntax source.Syntax) (comment, quoted boo
 		}
 	}
 	return false, quote != 0
+}
+
+// unlaunchedInDir is unlaunchedIn for a chart or module directory: the
+// files of it the parse read (its templates, its .tf files), which the run's
+// set holds, noted at the first that names an engine. Files the parse did
+// not read are not read here either.
+func unlaunchedInDir(f File, opt Options) []Unlaunched {
+	var dirs []string
+	switch f.Kind {
+	case KindHelm:
+		dirs = []string{filepath.Join(f.Path, "templates")}
+	case KindTerraform:
+		dirs = []string{f.Path}
+	}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			src := opt.Files.File(filepath.Join(dir, e.Name()))
+			if src == nil {
+				continue
+			}
+			if ms := unlaunchedIn(src, opt.Images); len(ms) > 0 {
+				return ms
+			}
+		}
+	}
+	return nil
 }

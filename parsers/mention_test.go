@@ -3,6 +3,7 @@ package parsers
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/engine"
@@ -66,5 +67,42 @@ func TestParseKeepsFilesWithUnlaunchedMentions(t *testing.T) {
 	}
 	if p.Files.File(named) == nil || !p.Files.Passed(plain) {
 		t.Errorf("named.sh held %v, plain.sh passed %v: want held and passed", p.Files.File(named) != nil, p.Files.Passed(plain))
+	}
+}
+
+// A chart whose values switch its engine template off deploys nothing: it
+// is noted at the template that names the engine, not passed in silence;
+// switched on, it is a server and there is no note.
+func TestChartThatDeploysNothingIsNoted(t *testing.T) {
+	root := t.TempDir()
+	tmpl := `{{- if .Values.enabled }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: s
+spec:
+  template:
+    spec:
+      containers:
+        - name: s
+          image: lmsysorg/sglang:v0.4.6
+          command: ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
+{{- end }}
+`
+	for values, wantNote := range map[string]bool{"enabled: false\n": true, "enabled: true\n": false} {
+		dir := filepath.Join(root, strings.TrimSpace(values)[9:])
+		write(t, dir, map[string]string{
+			"Chart.yaml":            "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+			"values.yaml":           values,
+			"templates/server.yaml": tmpl,
+		})
+		p := ParseAllWith(File{Path: dir, Kind: KindHelm}, Options{})
+		if got := len(p.Unlaunched) > 0; got != wantNote || (wantNote && len(p.Servers) != 0) || (!wantNote && len(p.Servers) != 1) {
+			t.Errorf("%s: servers %d, notes %v", values, len(p.Servers), p.Unlaunched)
+			continue
+		}
+		if wantNote && (p.Unlaunched[0].Span.File != filepath.Join(dir, "templates", "server.yaml") || p.Unlaunched[0].Span.Line != 11) {
+			t.Errorf("note at %+v", p.Unlaunched[0].Span)
+		}
 	}
 }
