@@ -63,6 +63,19 @@ var mentionModules = map[string]deploy.Engine{
 	"dynamo.vllm":                        deploy.EngineVLLM,
 }
 
+// NamesEngine reports whether text contains, in any case, a word every
+// engine mention contains (mentionNeedles): the cheap test for "this text
+// could launch an engine", before any parse.
+func NamesEngine(text []byte) bool {
+	l := bytes.ToLower(text)
+	for _, n := range mentionNeedles {
+		if bytes.Contains(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // maxMentionScan bounds the occurrences of the needles one scan looks at,
 // so a file that repeats "vllm" a million times costs no more than this.
 const maxMentionScan = 4096

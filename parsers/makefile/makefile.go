@@ -114,7 +114,7 @@ func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) 
 			Map:    shell.ByteMapper(shell.NewLines(text), at, p.lines, nil),
 			Images: images,
 		}, read)
-		if len(found) > 0 || namesEngine(text) {
+		if len(found) > 0 || engine.NamesEngine(text) {
 			// A recipe that names no engine launches none; its shell errors
 			// (often make's own syntax kvlint does not model) would fail the
 			// run over a line that cannot matter to it.
@@ -134,14 +134,6 @@ func ParseFile(f *source.File, read engine.ReadFile, images *engine.ImageTable) 
 func parsesAsCommand(text string) bool {
 	_, err := syntax.NewParser().Parse(strings.NewReader(text), "")
 	return err == nil
-}
-
-// namesEngine reports whether a recipe's text names an engine (an image
-// the run's table maps to one is named after it in every row kvlint holds,
-// or comes from a variable whose text names it).
-func namesEngine(text []byte) bool {
-	l := bytes.ToLower(text)
-	return bytes.Contains(l, []byte("sglang")) || bytes.Contains(l, []byte("vllm")) || bytes.Contains(l, []byte("dynamo"))
 }
 
 // exactWords places the bytes of each blank-separated run of the shell
