@@ -38,6 +38,9 @@ type Diagnostic struct {
 	// annotation, configuration); suppressed findings are still reported,
 	// marked, so SARIF can carry them and unused suppressions can be found.
 	Suppression *Suppression
+	// Fixes are the computed ways to make the finding hold, least disruptive
+	// first; nil when kvlint knows none. Input errors have none.
+	Fixes []Fix
 }
 
 // Suppression says who silenced a finding and why.
