@@ -15,6 +15,7 @@ import (
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	kvengine "github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/fixes"
 	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
@@ -139,6 +140,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 		return nil, err
 	}
 	res.Findings = append(findings, coverage...)
+	fixes.Attach(res)
 	if err := suppressFindings(ctx, engine, res, files, cfg, opt); err != nil {
 		return nil, err
 	}
