@@ -103,6 +103,19 @@ var formats = []Format{
 	kubernetesFormat{}, terraformFormat{}, makefileFormat{}, shellFormat{}, helmFormat{},
 }
 
+// Kinds are the formats kvlint reads, in the order they are tried; one
+// that is recognised but not analysed (KindUnsupported) is not among them.
+// The CLI's help lists them, and a test holds it to this list.
+func Kinds() []Kind {
+	var out []Kind
+	for _, f := range formats {
+		if f.Kind() != KindUnsupported {
+			out = append(out, f.Kind())
+		}
+	}
+	return out
+}
+
 // formatOf is the Format of kind k, or nil.
 func formatOf(k Kind) Format {
 	for _, f := range formats {

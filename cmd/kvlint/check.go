@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,11 +15,13 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/baseline"
+	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	kvengine "github.com/kvlint/kvlint/engine"
+	"github.com/kvlint/kvlint/internal/limits"
 	"github.com/kvlint/kvlint/parsers"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
@@ -47,6 +52,10 @@ type commonFlags struct {
 	// engineReleases are --engine-release ENGINE=VERSION: judge every server
 	// of ENGINE as if its image ran VERSION.
 	engineReleases []string
+	// quiet (-q) prints findings only; verbose (-v) logs the files checked
+	// and the phases' timings on standard error; stdinName names "-".
+	quiet, verbose bool
+	stdinName      string
 }
 
 func (f *commonFlags) register(cmd *cobra.Command) {
@@ -61,6 +70,14 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.policyDirs, "policy", nil, "directory of custom Rego policies, evaluated with the built-in rules (repeatable)")
 	cmd.Flags().DurationVar(&f.policyTimeout, "policy-timeout", rules.DefaultTimeout, "time limit of one evaluation of the policies")
 	cmd.Flags().StringArrayVar(&f.engineReleases, "engine-release", nil, "ENGINE=VERSION (vllm=0.11.0, sglang=0.4.6): judge every server of the engine as if its image were moved to that release (repeatable)")
+}
+
+// registerRun adds the flags of the commands that run a check and print
+// it (check, verify, capacity): -q, -v and --stdin-filename.
+func (f *commonFlags) registerRun(cmd *cobra.Command, quiet string) {
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, quiet)
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "list on standard error the files checked, with the format each is read as, and how long each phase took")
+	cmd.Flags().StringVar(&f.stdinName, "stdin-filename", "", "with - as the path: the name standard input is checked under, for positions and format detection (never opened); default "+stdinName+", its format decided from its content")
 }
 
 // upgrade reads --engine-release; a malformed one is a usage error.
@@ -98,28 +115,64 @@ func (f *commonFlags) newEngine(ctx context.Context) (*rules.Engine, error) {
 	return engine, nil
 }
 
-// analyse validates the shared flags, loads the configuration and runs the pipeline.
+// analyse validates the shared flags, loads the configuration and runs the
+// pipeline, for commands without standard input or a log.
 func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Result, *config.Config, error) {
+	return f.analyseRun(ctx, paths, nil, nil)
+}
+
+// analyseRun is analyse with "-" among the paths reading stdin, and -v
+// logging to log (nil: nothing).
+func (f *commonFlags) analyseRun(ctx context.Context, paths []string, stdin io.Reader, log *verboseLog) (*analysis.Result, *config.Config, error) {
 	switch deploy.Tenancy(f.tenancy) {
 	case "", deploy.TenancyMulti, deploy.TenancySingle:
 	default:
 		return nil, nil, usagef("--tenancy must be multi or single, not %q", f.tenancy)
 	}
-	var cfg *config.Config
+	var in *stdinInput
 	var err error
-	if f.configPath != "" {
-		cfg, err = config.Load(f.configPath)
-	} else {
-		// The file nearest the checked paths, else the working directory's:
-		// `kvlint check examples/healthy` reads examples/healthy/.kvlint.yaml.
-		cfg, err = config.FindFor(".", paths)
+	switch {
+	case slices.Contains(paths, "-"):
+		if len(paths) != 1 {
+			return nil, nil, usagef("- reads standard input, and is checked on its own: give no other path with it")
+		}
+		if f.units {
+			return nil, nil, usagef("--units maps changed files to what they belong to; standard input (-) belongs to nothing")
+		}
+		if in, err = readStdin(stdin, f.stdinName); err != nil {
+			return nil, nil, err
+		}
+	case f.stdinName != "":
+		return nil, nil, usagef("--stdin-filename names standard input: give - as the path to read it")
 	}
+	var cfg *config.Config
+	err = log.phase("config", func() error {
+		switch {
+		case f.configPath != "":
+			cfg, err = config.Load(f.configPath)
+		case in != nil:
+			// The configuration that governs the file the name names, as
+			// if it were there: only its directory is looked at.
+			cfg, err = config.FindFor(".", []string{filepath.Dir(in.name)})
+		default:
+			// The file nearest the checked paths, else the working directory's:
+			// `kvlint check examples/healthy` reads examples/healthy/.kvlint.yaml.
+			cfg, err = config.FindFor(".", paths)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, nil, inputError{err}
+	}
+	if cfg.Path != "" {
+		log.printf("configuration %s", cfg.Path)
 	}
 	if f.units {
 		// Nothing left to check is a clean run, not a run over ".".
 		paths, f.passed = parsers.Units(paths)
+		for _, p := range f.passed {
+			log.printf("passed over %s: nothing to analyse and no engine named", p)
+		}
 	} else if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -129,8 +182,8 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Re
 			return nil, nil, inputError{err}
 		}
 	}
-	engine, err := f.newEngine(ctx)
-	if err != nil {
+	var engine *rules.Engine
+	if err := log.phase("rules", func() (err error) { engine, err = f.newEngine(ctx); return err }); err != nil {
 		return nil, nil, err
 	}
 	f.engine = engine
@@ -138,15 +191,90 @@ func (f *commonFlags) analyse(ctx context.Context, paths []string) (*analysis.Re
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := check.Run(ctx, engine, check.Options{
+	opt := check.Options{
 		EngineRelease: upgrade,
 		Paths:         paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
 		HelmValues: f.helmValues, HelmSet: f.helmSet,
 		NestedConfig: f.configPath == "",
-	})
+	}
+	if in != nil {
+		return f.analyseStdin(ctx, engine, opt, in, log)
+	}
+	log.discovered(paths, cfg, f.exclude)
+	var res *analysis.Result
+	err = log.phase("analysis", func() (err error) { res, err = check.Run(ctx, engine, opt); return err })
 	return res, cfg, err
+}
+
+// analyseStdin runs the pipeline over standard input: spooled to a private
+// directory under its name, and checked from a stand-in working directory
+// there, so that every position, message and fingerprint names it as the
+// file it stands for. Paths the flags named are made absolute first, and
+// the working directory is restored before anything is written.
+func (f *commonFlags) analyseStdin(ctx context.Context, engine *rules.Engine, opt check.Options, in *stdinInput, log *verboseLog) (*analysis.Result, *config.Config, error) {
+	cfg := opt.Config
+	var err error
+	if cfg.Path != "" {
+		if cfg.Path, err = filepath.Abs(cfg.Path); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.Dir != "" {
+		if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opt.HelmValues, err = absPaths(opt.HelmValues); err != nil {
+		return nil, nil, err
+	}
+	if opt.TFVarFiles, err = absPaths(opt.TFVarFiles); err != nil {
+		return nil, nil, err
+	}
+	// The stand-in directory holds no configuration, and none above it
+	// (the system's temporary directory) may govern the input.
+	opt.NestedConfig = false
+	opt.Paths = []string{in.name}
+	if in.tooBig {
+		opt.Paths = nil
+	}
+	if !in.named {
+		log.printf("reading standard input as %s: no --stdin-filename, so its content decides the format", in.name)
+	}
+	wd, remove, err := in.spool()
+	if err != nil {
+		return nil, nil, fmt.Errorf("keeping standard input for the run: %w", err)
+	}
+	defer remove()
+	orig, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.Chdir(wd); err != nil {
+		return nil, nil, err
+	}
+	log.discovered(opt.Paths, cfg, f.exclude)
+	var res *analysis.Result
+	err = log.phase("analysis", func() (err error) { res, err = check.Run(ctx, engine, opt); return err })
+	if cerr := os.Chdir(orig); err == nil && cerr != nil {
+		err = fmt.Errorf("returning to the working directory: %w", cerr)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.tooBig {
+		res.Errors = append(res.Errors, &diag.Diagnostic{Span: deploy.Span{File: in.name},
+			Message: fmt.Sprintf("standard input is larger than %d MiB; not read", limits.MaxFileSize>>20)})
+	}
+	if !in.named {
+		for _, e := range res.Errors {
+			if e.Span.File == in.name && strings.HasPrefix(e.Message, "not a format kvlint reads") {
+				e.Message += "; give --stdin-filename NAME (deploy/pod.yaml, Dockerfile, serve.sh) so the name decides the format"
+			}
+		}
+	}
+	return res, cfg, nil
 }
 
 func newCheckCmd() *cobra.Command {
@@ -154,11 +282,17 @@ func newCheckCmd() *cobra.Command {
 	var failOn, outputPath, category, colorMode string
 	var vf verifyFlags
 	cmd := &cobra.Command{
-		Use:   "check [PATH...]",
+		Use:   "check [PATH...|-]",
 		Short: "Find KV-cache capacity and isolation mistakes in deployment files",
-		Long: `check finds every SGLang server launched in the given files and directories
-(shell scripts, Dockerfiles, compose files, Kubernetes manifests), computes the
-KV-cache pool each will allocate, and reports what the rules find.
+		Long: `check finds every SGLang and vLLM server (and router) launched in the given
+files and directories, computes the KV-cache pool each will allocate, and
+reports what the rules find. It reads:
+
+` + formatsHelp() + `
+
+- reads standard input as one file: --stdin-filename NAME gives the name its
+positions and format detection use (the name is never opened; without it the
+input is "` + stdinName + `" and its content decides the format).
 
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,
 3 some input could not be analysed (reported; the rest is still checked, but
@@ -168,7 +302,11 @@ the run), 4 internal error (a bug in kvlint, said so on stderr).
 Formats (--format): text (the default), json, sarif (SARIF 2.1.0, for code
 scanning), github (GitHub Actions annotations), codequality (GitLab Code
 Quality report) and junit (JUnit XML; findings at or above --fail-on fail).
-Text on a terminal is coloured: --color=always|never, or NO_COLOR=1.`,
+In text on standard output, findings go to standard output and input kvlint
+could not analyse to standard error; the other formats keep both in their
+document. -q prints the findings alone, -v lists the files checked and the
+phases' timings on standard error. Text on a terminal is coloured:
+--color=always|never, or NO_COLOR=1.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			outs, err := parseOutputs(flags.format, outputPath)
 			if err != nil {
@@ -180,11 +318,22 @@ Text on a terminal is coloured: --color=always|never, or NO_COLOR=1.`,
 			if err := vf.validate(cmd); err != nil {
 				return err
 			}
+			if flags.quiet && flags.verbose {
+				return usagef("--quiet and --verbose contradict each other: give one")
+			}
+			if flags.quiet && vf.enabled {
+				return usagef("--quiet prints findings alone, and a verification's report is its verdicts: drop --quiet")
+			}
 			color, err := useColor(colorMode, cmd.OutOrStdout(), os.Getenv("NO_COLOR"))
 			if err != nil {
 				return err
 			}
-			res, cfg, err := flags.analyse(cmd.Context(), paths)
+			colorErr, err := useColor(colorMode, cmd.ErrOrStderr(), os.Getenv("NO_COLOR"))
+			if err != nil {
+				return err
+			}
+			log := newVerboseLog(cmd.ErrOrStderr(), flags.verbose)
+			res, cfg, err := flags.analyseRun(cmd.Context(), paths, cmd.InOrStdin(), log)
 			if err != nil {
 				return err
 			}
@@ -206,17 +355,25 @@ Text on a terminal is coloured: --color=always|never, or NO_COLOR=1.`,
 				code = ee.code
 			}
 			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category,
-				threshold: threshold, color: color}
-			if run.verification, err = vf.verify(cmd, res, flags.tenancy); err != nil {
+				threshold: threshold, color: color,
+				stderr: cmd.ErrOrStderr(), colorErr: colorErr, quiet: flags.quiet}
+			if vf.enabled {
+				if err := log.phase("verification", func() (err error) {
+					run.verification, err = vf.verify(cmd, res, flags.tenancy)
+					return err
+				}); err != nil {
+					return err
+				}
+			}
+			if err := log.phase("report", func() error { return writeOutputs(cmd.OutOrStdout(), outs, run) }); err != nil {
 				return err
 			}
-			if err := writeOutputs(cmd.OutOrStdout(), outs, run); err != nil {
-				return err
-			}
+			log.timings()
 			return exit
 		},
 	}
 	flags.register(cmd)
+	flags.registerRun(cmd, "print the findings alone: no summary, no deployment lines, no info notes (unless --fail-on info); input errors still go to standard error")
 	cmd.Flags().Lookup("format").Usage = "output formats, comma-separated: text, json, sarif, github (workflow commands), codequality (GitLab Code Quality), junit (JUnit XML); FORMAT=FILE writes a file (at most one goes to standard output)"
 	cmd.Flags().StringVar(&colorMode, "color", "auto", "colour the severity and the caret of text output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
@@ -250,25 +407,57 @@ func newCapacityCmd() *cobra.Command {
 	var flags commonFlags
 	var derivation bool
 	cmd := &cobra.Command{
-		Use:   "capacity [PATH...]",
+		Use:   "capacity [PATH...|-]",
 		Short: "Show the KV-cache pool each server will allocate, and how it was computed",
+		Long: `capacity shows, for every server check finds, the KV-cache pool it will
+allocate and what it was computed from (--explain: each step). It reads the
+formats check reads:
+
+` + formatsHelp() + `
+
+- reads standard input (--stdin-filename NAME, as for check). In text, input
+kvlint could not analyse goes to standard error; -q prints the table alone.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			if flags.format != "text" && flags.format != "json" {
 				return usagef("--format must be text or json, not %q", flags.format)
 			}
-			res, _, err := flags.analyse(cmd.Context(), paths)
+			if flags.quiet && flags.verbose {
+				return usagef("--quiet and --verbose contradict each other: give one")
+			}
+			if flags.quiet && derivation {
+				return usagef("--quiet prints the table alone, and --explain adds to it: give one")
+			}
+			log := newVerboseLog(cmd.ErrOrStderr(), flags.verbose)
+			res, _, err := flags.analyseRun(cmd.Context(), paths, cmd.InOrStdin(), log)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if flags.format == "json" {
-				err = report.CapacityJSON(out, res)
-			} else {
-				err = report.CapacityText(out, res, derivation)
-			}
+			err = log.phase("report", func() error {
+				if flags.format == "json" {
+					return report.CapacityJSON(out, res)
+				}
+				// Input errors to standard error, the pools to standard output.
+				if err := writeTextErrors(cmd.ErrOrStderr(), res, false, flags.quiet); err != nil {
+					return err
+				}
+				shown := *res
+				shown.Errors = nil
+				if flags.quiet {
+					// The table alone: what was assumed and what is unknown
+					// stay in --explain and JSON.
+					shown.Estimates = make([]capacity.Estimate, len(res.Estimates))
+					for i, e := range res.Estimates {
+						e.Assumptions, e.Missing = nil, nil
+						shown.Estimates[i] = e
+					}
+				}
+				return report.CapacityText(out, &shown, derivation)
+			})
 			if err != nil {
 				return err
 			}
+			log.timings()
 			if len(res.Errors) > 0 {
 				return exitError{exitInput}
 			}
@@ -276,6 +465,7 @@ func newCapacityCmd() *cobra.Command {
 		},
 	}
 	flags.register(cmd)
+	flags.registerRun(cmd, "print the table alone: no assumed/unknown notes under it; input errors still go to standard error")
 	cmd.Flags().BoolVar(&derivation, "explain", false, "show each step of the pool computation")
 	return cmd
 }

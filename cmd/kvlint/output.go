@@ -94,6 +94,12 @@ type checkRun struct {
 	// verification, when set (kvlint verify, check --verify), adds each
 	// finding's verdict and evidence to text, JSON and SARIF.
 	verification *verify.Report
+	// stderr receives the input errors when text goes to standard output
+	// (nil: they stay in the text), coloured when colorErr is set.
+	stderr   io.Writer
+	colorErr bool
+	// quiet (-q) makes text the findings alone (report.TextFindings).
+	quiet bool
 }
 
 // render writes one format of the run to w.
@@ -101,7 +107,9 @@ func (r checkRun) render(w io.Writer, format string) error {
 	var err error
 	switch format {
 	case "text":
-		if r.verification != nil {
+		if r.quiet {
+			err = report.TextFindings(w, r.res)
+		} else if r.verification != nil {
 			err = report.VerifyText(w, r.res, r.verification)
 		} else {
 			err = report.CheckText(w, r.res)
@@ -142,31 +150,22 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 	})
 	for _, o := range ordered {
 		if o.path == "" {
-			// Standard output is streamed: the report of a large
-			// repository (tens of MB) is never held in memory whole.
-			color := r.color && o.format == "text"
-			w := stdout
-			if outer, ok := stdout.(*report.SafeWriter); ok && color {
-				// The colour sequences are kvlint's own: write under the
-				// command's SafeWriter, whose escaping this one repeats.
-				var err error
-				if w, err = outer.Raw(); err != nil {
+			shown := r
+			if o.format == "text" && r.stderr != nil {
+				// Text on standard output is the findings; what kvlint
+				// could not analyse is a diagnostic about the run, on
+				// standard error, as compilers and linters write theirs.
+				// Machine formats keep both in one document.
+				if err := writeTextErrors(r.stderr, r.res, r.colorErr, r.quiet); err != nil {
 					return err
 				}
+				shown.res = findingsShown(r.res, r.quiet, r.threshold)
 			}
-			bw := bufio.NewWriterSize(w, 64<<10)
-			sw := safe(bw, o.format)
 			// Only text is coloured, and only on standard output: a
 			// file, JSON, SARIF and the other formats are read by tools.
-			sw.Color = color
-			if err := r.render(sw, o.format); err != nil {
+			color := r.color && o.format == "text"
+			if err := streamTo(stdout, color, o.format, func(w io.Writer) error { return shown.render(w, o.format) }); err != nil {
 				return fmt.Errorf("writing %s: %w", o.format, err)
-			}
-			if err := sw.Flush(); err != nil {
-				return err
-			}
-			if err := bw.Flush(); err != nil {
-				return err
 			}
 			continue
 		}
@@ -186,6 +185,70 @@ func writeOutputs(stdout io.Writer, outs []output, r checkRun) error {
 		}
 	}
 	return nil
+}
+
+// streamTo writes what fn renders to out, escaped as format needs
+// (report.SafeWriter) and coloured when color is set. It is streamed: the
+// report of a large repository (tens of MB) is never held in memory whole.
+func streamTo(out io.Writer, color bool, format string, fn func(io.Writer) error) error {
+	w := out
+	if outer, ok := out.(*report.SafeWriter); ok && color {
+		// The colour sequences are kvlint's own: write under the
+		// command's SafeWriter, whose escaping this one repeats.
+		var err error
+		if w, err = outer.Raw(); err != nil {
+			return err
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	sw := safe(bw, format)
+	sw.Color = color
+	if err := fn(sw); err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeTextErrors writes the run's input errors to w (standard error) in
+// text, then, unless quiet, how many there were: the summary on standard
+// output counts findings only.
+func writeTextErrors(w io.Writer, res *analysis.Result, color, quiet bool) error {
+	if len(res.Errors) == 0 {
+		return nil
+	}
+	return streamTo(w, color, "text", func(w io.Writer) error {
+		if err := report.TextErrors(w, res); err != nil {
+			return err
+		}
+		if !quiet {
+			n := len(res.Errors)
+			_, err := fmt.Fprintf(w, "kvlint: %d %s not be analysed (exit 3)\n", n, plural(n, "input could", "inputs could"))
+			return err
+		}
+		return nil
+	})
+}
+
+// findingsShown is the result text on standard output shows: without the
+// input errors (on standard error), and under -q without the info notes
+// (KV105, KV501, KV502: what kvlint could not see, not a mistake), unless
+// --fail-on info makes them fail the run.
+func findingsShown(res *analysis.Result, quiet bool, threshold diag.Severity) *analysis.Result {
+	shown := *res
+	shown.Errors = nil
+	if quiet && threshold != diag.SeverityInfo {
+		shown.Findings = make([]diag.Diagnostic, 0, len(res.Findings))
+		for _, f := range res.Findings {
+			if s, err := diag.ParseSeverity(f.Severity); err == nil && s == diag.SeverityInfo {
+				continue
+			}
+			shown.Findings = append(shown.Findings, f)
+		}
+	}
+	return &shown
 }
 
 // errLinkTarget refuses an output path that is a symbolic link: a checkout
