@@ -84,6 +84,10 @@ the same --seed gives byte-identical output. --format json adds "verdict" and
 "evidence" to each finding and a "verification" member; SARIF carries them as
 result properties.
 
+It reads what check reads:
+
+` + formatsHelp() + `
+
 Exit status is check's: 0 clean, 1 findings at or above --fail-on (whatever
 their verdict), 2 usage error, 3 some input could not be analysed.`
 	// verify is check with --verify on; TestVerifyIsCheckWithVerifyOn guards the wiring.
