@@ -109,8 +109,8 @@ func exitCode(err error, stderr io.Writer) int {
 
 func newRoot(stdout, stderr io.Writer, extra ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kvlint",
-		Short:         "Audit LLM-serving deployments for KV-cache capacity and tenant-isolation mistakes",
+		Use:   "kvlint",
+		Short: "Audit LLM-serving deployments for KV-cache capacity and tenant-isolation mistakes",
 		Long: `kvlint finds the SGLang and vLLM servers your deployment files launch, sizes
 the KV-cache pool each will allocate, and reports the capacity and
 tenant-isolation mistakes at the file:line:col to change. It reads:
