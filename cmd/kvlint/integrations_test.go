@@ -19,6 +19,7 @@ type preCommitHook struct {
 	TypesOr       []string `yaml:"types_or"`
 	Types         []string `yaml:"types"`
 	Files         string   `yaml:"files"`
+	Exclude       string   `yaml:"exclude"`
 	PassFilenames *bool    `yaml:"pass_filenames"`
 }
 
