@@ -56,6 +56,10 @@ func TestPreCommitRealRun(t *testing.T) {
 		" --context-length, \"32768\", --max-total-tokens, {{ .Values.maxTotalTokens | quote }}]\n"+
 		"      resources: {limits: {nvidia.com/gpu: 1}}\n")
 	write("README.md", "# serving\n")
+	// A custom policy's test quotes a launch module in a message: the
+	// hook's exclude keeps it from the hook (kvlint-policies tests it).
+	write("policies/metrics_test.rego", "package kvlint.rules.metrics_test\n\n"+
+		"test_message if { \"sglang.launch_server does not export metrics\" != \"\" }\n")
 
 	cmd := func(name string, args ...string) (string, error) {
 		c := exec.Command(name, args...)
@@ -76,13 +80,13 @@ func TestPreCommitRealRun(t *testing.T) {
 		t.Fatalf("git add: %v\n%s", err, out)
 	}
 
-	// Only a template and the README are handed to the hook: the chart is
+	// Only a template, the README and a policy test are handed to the hook: the chart is
 	// rendered with its values and KV101 fails the commit.
-	out, err := cmd(bin, "try-repo", hookRepo, "kvlint", "--files", "charts/llm/templates/service.yaml", "README.md")
+	out, err := cmd(bin, "try-repo", hookRepo, "kvlint", "--files", "charts/llm/templates/service.yaml", "README.md", "policies/metrics_test.rego")
 	if err == nil || !strings.Contains(out, "charts/llm/values.yaml:1:17: high KV101") {
 		t.Errorf("pre-commit try-repo (template staged): err %v, want KV101 at the values line:\n%s", err, out)
 	}
-	if strings.Contains(out, "not a format kvlint reads") || strings.Contains(out, "not rendered") {
+	if strings.Contains(out, "not a format kvlint reads") || strings.Contains(out, "not rendered") || strings.Contains(out, "metrics_test.rego") {
 		t.Errorf("the hook reported a file it should have mapped to its chart:\n%s", out)
 	}
 
