@@ -43,8 +43,8 @@ deployments:
 
 func TestWorkloadRejects(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{"workload: {concurrency: 0, prompt_tokens: {median: 1, max: 2}, output_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:24: workload.concurrency must be a whole number from 1"},
-		{"workload: {concurrency: 2, prompt_tokens: {median: 10, max: 2}, output_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:62: workload.prompt_tokens.max (2) must not be below its median (10)"},
+		{"workload: {concurrency: 0, prompt_tokens: {median: 1, max: 2}, output_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:25: workload.concurrency must be a whole number from 1"},
+		{"workload: {concurrency: 2, prompt_tokens: {median: 10, max: 2}, output_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:61: workload.prompt_tokens.max (2) must not be below its median (10)"},
 		{"workload: {concurrency: 2, prompt_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:11: workload: output_tokens is missing"},
 		{"workload:\n  concurency: 2\n", "k.yaml:2:3: workload: unknown key \"concurency\""},
 		{"workload: {concurrency: 2, prompt_tokens: 5, output_tokens: {median: 1, max: 2}, tenants: 1}\n", "k.yaml:1:43: workload.prompt_tokens must be a mapping"},
