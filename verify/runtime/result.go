@@ -5,6 +5,7 @@ package runtime
 type Result struct {
 	Scenario           string          `json:"scenario"`
 	Seed               uint64          `json:"seed"`
+	Engine             []Mechanism     `json:"engine_paths"`
 	Faults             []Fault         `json:"faults"`
 	SharedPrefixTokens int             `json:"shared_prefix_tokens"`
 	Summary            Summary         `json:"summary"`

@@ -28,10 +28,14 @@ func (s *sim) result() *Result {
 		Scenario:           s.sc.Name,
 		Seed:               s.sc.Seed,
 		Faults:             slices.Clone(s.sc.Faults),
+		Engine:             slices.Clone(s.sc.Engine),
 		SharedPrefixTokens: s.sc.Workload.SharedPrefixTokens,
 		Leaks:              slices.Clone(s.leaks),
 		Log:                slices.Clone(s.log),
 		Requests:           make([]RequestRecord, 0, len(s.reqs)),
+	}
+	if res.Engine == nil {
+		res.Engine = []Mechanism{}
 	}
 	if res.Faults == nil {
 		res.Faults = []Fault{}

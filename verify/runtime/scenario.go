@@ -11,7 +11,11 @@ type Scenario struct {
 	Decode   []Worker     `yaml:"decode" json:"decode"`
 	Timing   Timing       `yaml:"timing" json:"timing"`
 	Workload Workload     `yaml:"workload" json:"workload"`
-	// Faults names the fault models to switch on (stale-pages, cancel-race, salt-dropped).
+	// Engine names the engine paths of the release being modelled (abort-still-transfers,
+	// release-in-flight, unchecked-bootstrap-room, salt-dropped): its known bugs.
+	Engine []Mechanism `yaml:"engine_paths" json:"engine_paths"`
+	// Faults names the hypotheses to run (stale-pages): mechanisms no engine is known
+	// to have.
 	Faults []Fault `yaml:"faults" json:"faults"`
 	// MaxVirtualSeconds stops a run that has not finished by then; requests still in
 	// flight end with outcome "unfinished" (a livelock shows up here). Default 3600.

@@ -43,7 +43,7 @@ type tenantInfo struct {
 func newSim(sc Scenario) *sim {
 	s := &sim{
 		sc:        sc,
-		faults:    newFaultSet(sc.Faults),
+		faults:    newFaultSet(sc.Faults, sc.Engine),
 		jitter:    *sc.Timing.Jitter,
 		tenantIx:  map[string]int{},
 		handshake: map[[2]int]string{},
@@ -165,7 +165,7 @@ func (s *sim) dispatch(r *request) {
 		}
 	}
 	prefillMsg := pw.schedulerCheck(r)
-	if prefillMsg != "" && !s.faults.stalePages {
+	if prefillMsg != "" && !s.faults.abortTransfers {
 		s.finish(r, "rejected", 400, prefillMsg)
 		return
 	}
