@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -201,5 +202,33 @@ func TestRoomCheckTurnsAMisdeliveryIntoAnAbort(t *testing.T) {
 	}
 	if aborted == 0 {
 		t.Fatal("with the room check no mismatch was detected")
+	}
+}
+
+// TestLengthsFollowTheDeclaredDistribution: lengths sit around the median and never pass
+// the maximum.
+func TestLengthsFollowTheDeclaredDistribution(t *testing.T) {
+	sc := Scenario{
+		Name: "lengths", Seed: 9,
+		Prefill: []Worker{{PoolTokens: 65536, PageSize: 16, ContextLength: 8192}},
+		Decode:  []Worker{{PoolTokens: 65536, PageSize: 16, ContextLength: 8192, MaxRunningRequests: 64}},
+		Workload: Workload{Tenants: threeTenants(), Requests: 400, SharedPrefixTokens: 32,
+			Lengths: &Lengths{PromptMedian: 500, PromptMax: 2000, OutputMedian: 20, OutputMax: 60},
+			Arrival: Arrival{Mode: "closed", Concurrency: 16}},
+	}
+	res := mustRun(t, sc)
+	var prompts []int
+	for _, r := range res.Requests {
+		if r.PromptTokens > 2000 || r.MaxTokens > 60 {
+			t.Fatalf("a request above the maximum: %d prompt, %d max_tokens", r.PromptTokens, r.MaxTokens)
+		}
+		prompts = append(prompts, r.PromptTokens)
+	}
+	slices.Sort(prompts)
+	if med := prompts[len(prompts)/2]; med < 400 || med > 625 {
+		t.Errorf("median prompt %d, want about 500", med)
+	}
+	if prompts[len(prompts)-1] < 1200 {
+		t.Errorf("longest prompt %d: the tail towards the maximum is missing", prompts[len(prompts)-1])
 	}
 }
