@@ -76,6 +76,15 @@ func (w *decodeWorker) setState(r *request, st dstate) {
 	if st == dTransfer {
 		w.inTransfer++
 	}
+	// The deployment's running requests, at one instant over every decode worker: a sum
+	// of each worker's own peak would add peaks reached at different times.
+	if r.dState == dRunning && st != dRunning {
+		w.s.running--
+	}
+	if st == dRunning && r.dState != dRunning {
+		w.s.running++
+		w.s.peakRunning = max(w.s.peakRunning, w.s.running)
+	}
 	r.dState = st
 }
 

@@ -123,6 +123,7 @@ func (s *sim) result() *Result {
 		sum.Retractions += w.retractions
 		sum.DecodeTokens += w.decoded
 		sum.MaxRunning = max(sum.MaxRunning, w.peakRunning)
+		sum.PeakRunning = s.peakRunning
 		res.Workers = append(res.Workers, ws)
 	}
 	sum.VirtualUs = s.clock.last

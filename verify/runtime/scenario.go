@@ -104,7 +104,7 @@ type Workload struct {
 	// median up to a maximum, instead of PromptTokens and MaxTokens.
 	Lengths *Lengths `yaml:"lengths" json:"lengths"`
 	Arrival Arrival  `yaml:"arrival" json:"arrival"`
-	Cancel             Cancel   `yaml:"cancel" json:"cancel"`
+	Cancel  Cancel   `yaml:"cancel" json:"cancel"`
 	// Script lists exact requests, sent in addition to the generated ones.
 	Script     []ScriptedRequest `yaml:"script" json:"script"`
 	Extraction *Extraction       `yaml:"extraction" json:"extraction"`
