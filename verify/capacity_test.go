@@ -85,7 +85,11 @@ func TestHypothesisNeverConfirms(t *testing.T) {
 	}
 	var kinds []string
 	for _, r := range rep.Deployments[0].Runs {
-		kinds = append(kinds, r.Name+":"+string(r.Behaviour)+":"+r.Hypothesis)
+		h := ""
+		if r.Hypothesis != nil {
+			h = *r.Hypothesis
+		}
+		kinds = append(kinds, r.Name+":"+string(r.Behaviour)+":"+h)
 	}
 	if strings.Join(kinds, " ") != "declared-load:engine: declared-load/stale-pages:hypothesis:stale-pages" {
 		t.Errorf("runs %v", kinds)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -40,8 +41,11 @@ type PressureCounts struct {
 	Clipped           int   `json:"clipped"`
 	Retractions       int   `json:"retractions"`
 	RetractedRequests int   `json:"retracted_requests"`
-	// CrossTenantResponses counts responses that delivered another tenant's canary.
-	CrossTenantResponses int `json:"cross_tenant_responses"`
+	// CrossTenantResponses counts responses that delivered another tenant's canary;
+	// CrossTenantPaths the same by the path that produced them (an engine path, the
+	// hypothesis, or "unattributed").
+	CrossTenantResponses int            `json:"cross_tenant_responses"`
+	CrossTenantPaths     map[string]int `json:"cross_tenant_paths"`
 }
 
 // CapacityEvidence backs a verdict on a pool that is too small (leakage.md §5.3 (a)), with
@@ -71,7 +75,7 @@ func contextRejection(msg string) bool {
 
 // countPressure sums what a run's seeds did to the pool.
 func countPressure(name string, results []*rt.Result, concurrency int) PressureCounts {
-	pc := PressureCounts{Run: name, Behaviour: BehaviourEngine, Concurrency: concurrency, Seeds: len(results), PerSeed: []int{}}
+	pc := PressureCounts{Run: name, Behaviour: BehaviourEngine, Concurrency: concurrency, Seeds: len(results), PerSeed: []int{}, CrossTenantPaths: map[string]int{}}
 	for _, res := range results {
 		if len(res.Faults) > 0 {
 			pc.Behaviour, pc.Hypothesis = BehaviourHypothesis, string(res.Faults[0])
@@ -120,6 +124,7 @@ func countPressure(name string, results []*rt.Result, concurrency int) PressureC
 			}
 			if len(r.LeakedFrom) > 0 {
 				pc.CrossTenantResponses++
+				pc.CrossTenantPaths[leakPath(r, res)]++
 			}
 		}
 		pc.PoolPressured += seed
@@ -129,6 +134,38 @@ func countPressure(name string, results []*rt.Result, concurrency int) PressureC
 		pc.PerThousand = math.Round(float64(pc.PoolPressured)*10000/float64(pc.Requests)) / 10
 	}
 	return pc
+}
+
+// leakPath names the path a cross-tenant response came through, from what the runtime
+// noted on the request.
+func leakPath(r rt.RequestRecord, res *rt.Result) string {
+	for _, n := range r.Notes {
+		switch {
+		case strings.HasPrefix(n, "prefill aborted the request"):
+			return string(rt.MechAbortStillTransfers)
+		case strings.HasPrefix(n, "took the KV transfer"):
+			return string(rt.MechUncheckedRoom)
+		}
+	}
+	if r.Retractions > 0 && len(res.Faults) > 0 {
+		return string(res.Faults[0])
+	}
+	return "unattributed"
+}
+
+// describePaths lists the cross-tenant responses by path, with each engine path's source.
+func describePaths(paths map[string]int) string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		part := fmt.Sprintf("%d through %s", paths[p], p)
+		for _, ep := range enginePaths {
+			if string(ep.Mechanism) == p {
+				part += " (" + ep.Path + "; " + ep.Reference + ")"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // peakPoolUse is the largest share of a decode pool the runs used.
@@ -211,7 +248,7 @@ func capacitySummary(d *deployment, ce *CapacityEvidence, v Verdict) string {
 		fmt.Fprintf(&b, "; %d prompts longer than the context window were rejected by the tokenizer, which is the traffic's doing, not the pool's", dl.ContextRejected)
 	}
 	if dl.CrossTenantResponses > 0 {
-		fmt.Fprintf(&b, "; under the release's engine paths %d responses crossed tenants", dl.CrossTenantResponses)
+		fmt.Fprintf(&b, "; under the release's engine behaviour %d responses crossed tenants: %s", dl.CrossTenantResponses, describePaths(dl.CrossTenantPaths))
 	}
 	if h := ce.Hypothesis; h != nil {
 		fmt.Fprintf(&b, "; under the hypothesis %s (not shown in SGLang, never counted as confirmation), %d of %d responses cross tenants", h.Hypothesis, h.CrossTenantResponses, h.Requests)

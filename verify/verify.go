@@ -99,8 +99,8 @@ const (
 type RunSummary struct {
 	Name      string    `json:"name"`
 	Behaviour Behaviour `json:"behaviour"`
-	// Hypothesis names the hypothesis of a hypothesis run ("" for an engine run).
-	Hypothesis  string         `json:"hypothesis,omitempty"`
+	// Hypothesis names the hypothesis of a hypothesis run (null for an engine run).
+	Hypothesis  *string        `json:"hypothesis"`
 	EnginePaths []rt.Mechanism `json:"engine_paths"`
 	Seeds       []uint64       `json:"seeds"`
 	// Requests, CrossTenantLeaks, SimulatedTokens and the outcome counts are summed over
@@ -377,7 +377,8 @@ func (p *plan) summarize(di int, name string) RunSummary {
 	rs := RunSummary{Name: name, Behaviour: BehaviourEngine, EnginePaths: []rt.Mechanism{}, Seeds: []uint64{}, PerSeed: []rt.Summary{}}
 	for _, res := range p.results(di, name) {
 		if len(res.Faults) > 0 {
-			rs.Behaviour, rs.Hypothesis = BehaviourHypothesis, string(res.Faults[0])
+			h := string(res.Faults[0])
+			rs.Behaviour, rs.Hypothesis = BehaviourHypothesis, &h
 		}
 		rs.EnginePaths = slices.Clone(res.Engine)
 		s := res.Summary
