@@ -131,18 +131,6 @@ func notMeasured(rule string) string {
 	return "the runtime has no measurement for " + rule
 }
 
-// rt.Result helpers shared by the judges.
-
-// pressured reports whether a request met the pool's limits: refused, aborted, stalled or
-// left unfinished, max_tokens clipped, or retracted mid-decode.
-func pressured(r rt.RequestRecord) bool {
-	switch r.Outcome {
-	case "rejected", "aborted", "timeout", "unfinished":
-		return true
-	}
-	return r.Clipped || r.Retractions > 0
-}
-
 // judgeSaltDropped judges KV304 by the release's engine path: the salt is dropped only
 // where the release's scheduler drops it, and then the probe, run with that path, shows
 // what it costs.
