@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/kvlint/kvlint/deploy"
 )
 
@@ -14,8 +16,14 @@ import (
 func deployments(servers []*deploy.Server, services []deploy.Service, cfgs *configTree, flagTenancy deploy.Tenancy) []deploy.Deployment {
 	ds := deploy.Group(servers, services)
 	for i := range ds {
-		p := cfgs.forServers(ds[i].Servers).Policy(ds[i].Name)
+		cfg := cfgs.forServers(ds[i].Servers)
+		p := cfg.Policy(ds[i].Name)
 		ds[i].Tenancy, ds[i].TenancyDeclared, ds[i].Isolation = p.Tenancy, p.Declared, p.Isolation
+		ds[i].Workload = p.Workload
+		if p.Workload.Source == deploy.WorkloadDeclared && cfg.Path != "" {
+			// The position as the other .kvlint.yaml references print it.
+			ds[i].Workload.Where = relative(cfg.Path) + strings.TrimPrefix(p.Workload.Where, cfg.Path)
+		}
 		if flagTenancy != "" {
 			ds[i].Tenancy, ds[i].TenancyDeclared = flagTenancy, true
 		}

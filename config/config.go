@@ -30,6 +30,10 @@ type Config struct {
 	// ExpectedConcurrency is how many requests of full context length the
 	// deployment must serve at once, when --max-running-requests doesn't say.
 	ExpectedConcurrency int `yaml:"expected_concurrency"`
+	// Workload is the traffic the deployments under this file carry, which
+	// verify runs them at (see Workload); a deployments: entry may set its
+	// own.
+	Workload Workload `yaml:"workload"`
 	// GPU names the GPU every server runs on when its manifests don't say.
 	GPU string `yaml:"gpu"`
 	// FailOn is the lowest severity that makes `kvlint check` exit 1.

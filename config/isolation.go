@@ -30,6 +30,7 @@ type Isolation struct {
 type DeploymentSettings struct {
 	Tenancy   deploy.Tenancy `yaml:"tenancy"`
 	Isolation Isolation      `yaml:"isolation"`
+	Workload  Workload       `yaml:"workload"`
 }
 
 // Policy is the tenancy and isolation in force for one deployment.
@@ -39,13 +40,16 @@ type Policy struct {
 	// for this deployment); false when kvlint assumes multi.
 	Declared  bool
 	Isolation deploy.Isolation
+	// Workload is the deployment's entry's workload:, else the top level's,
+	// else deploy.DefaultWorkload (source "default").
+	Workload deploy.Workload
 }
 
 // Policy resolves a deployment's tenancy and isolation: its entry under
 // deployments:, else the top-level settings, else kvlint's defaults (multi
 // tenancy, no salt, shared servers and tiers).
 func (c *Config) Policy(deployment string) Policy {
-	p := Policy{Tenancy: deploy.TenancyMulti, Isolation: deploy.DefaultIsolation()}
+	p := Policy{Tenancy: deploy.TenancyMulti, Isolation: deploy.DefaultIsolation(), Workload: deploy.DefaultWorkload()}
 	apply := func(t deploy.Tenancy, iso Isolation) {
 		if t != "" {
 			p.Tenancy, p.Declared = t, true
@@ -60,9 +64,17 @@ func (c *Config) Policy(deployment string) Policy {
 			p.Isolation.ExternalKV = iso.ExternalKV
 		}
 	}
+	workload := func(w Workload) {
+		if w.set {
+			p.Workload = w.W
+			p.Workload.Where = w.Where(c.Path)
+		}
+	}
 	apply(c.Tenancy, c.Isolation)
+	workload(c.Workload)
 	if d, ok := c.Deployments[deployment]; ok {
 		apply(d.Tenancy, d.Isolation)
+		workload(d.Workload)
 	}
 	return p
 }

@@ -32,11 +32,11 @@ func TestPolicy(t *testing.T) {
 		want       Policy
 	}{
 		{"anything", Policy{Tenancy: deploy.TenancyMulti, Declared: true, Isolation: deploy.Isolation{
-			CacheSalt: deploy.CacheSaltGateway, ExternalKV: deploy.ExternalKVNamespaced}}},
+			CacheSalt: deploy.CacheSaltGateway, ExternalKV: deploy.ExternalKVNamespaced}, Workload: deploy.DefaultWorkload()}},
 		{"internal-tools", Policy{Tenancy: deploy.TenancySingle, Declared: true, Isolation: deploy.Isolation{
-			CacheSalt: deploy.CacheSaltGateway, ExternalKV: deploy.ExternalKVNamespaced}}},
+			CacheSalt: deploy.CacheSaltGateway, ExternalKV: deploy.ExternalKVNamespaced}, Workload: deploy.DefaultWorkload()}},
 		{"per-tenant", Policy{Tenancy: deploy.TenancyMulti, Declared: true, Isolation: deploy.Isolation{
-			CacheSalt: deploy.CacheSaltNone, PerTenantDeployments: true, ExternalKV: deploy.ExternalKVNamespaced}}},
+			CacheSalt: deploy.CacheSaltNone, PerTenantDeployments: true, ExternalKV: deploy.ExternalKVNamespaced}, Workload: deploy.DefaultWorkload()}},
 	}
 	for _, tt := range tests {
 		if got := c.Policy(tt.deployment); got != tt.want {
@@ -57,7 +57,7 @@ func TestIsolationRejects(t *testing.T) {
 		{"isolation: {per_tenant_deployments: maybe}\n", "k.yaml:1:37: cannot unmarshal !!str `maybe` into bool"},
 		{"deployments: {a: {tenancy: many}}\n", `k.yaml:1:28: deployments.a.tenancy must be "multi" or "single"`},
 		{"deployments:\n  a:\n    isolation: {cache_salt: x}\n", "k.yaml:3:29: deployments.a.isolation.cache_salt"},
-		{"deployments: {a: {tenacy: single}}\n", `k.yaml:1:19: unknown key "tenacy" (known keys: isolation, tenancy)`},
+		{"deployments: {a: {tenacy: single}}\n", `k.yaml:1:19: unknown key "tenacy" (known keys: isolation, tenancy, workload)`},
 	} {
 		_, err := Parse("k.yaml", []byte(tc.text))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

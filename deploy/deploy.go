@@ -381,6 +381,10 @@ type Deployment struct {
 	TenancyDeclared bool `json:"tenancy_declared"`
 	// Isolation is how the deployment keeps tenants apart, as declared.
 	Isolation Isolation `json:"isolation"`
+	// Workload is the traffic it is meant to carry: declared in
+	// .kvlint.yaml, else DefaultWorkload. Zero when nothing set it (a
+	// Deployment not made by check).
+	Workload Workload `json:"workload"`
 	// Links are the routes its routers name: which servers a --prefill or
 	// --decode URL, or a service-discovery selector, reaches.
 	Links []Link `json:"-"`

@@ -99,6 +99,43 @@ func writeScaling(w io.Writer, d verify.DeploymentReport) {
 		cache = "off"
 	}
 	fmt.Fprintf(w, "  concurrency %d (%s), router %s, prefix cache %s, %s\n", sc.Concurrency, sc.ConcurrencySource, sc.Router, cache, sc.Isolation)
+	wl := d.Workload
+	where := string(wl.Source)
+	if wl.Where != "" {
+		where += " at " + wl.Where
+	}
+	fmt.Fprintf(w, "  workload (%s): %d concurrent, prompts %s median / %s max, answers %s / %s tokens, %d tenants\n",
+		where, wl.Concurrency, capacity.Thousands(int64(wl.Prompt.Median)), capacity.Thousands(int64(wl.Prompt.Max)),
+		capacity.Thousands(int64(wl.Output.Median)), capacity.Thousands(int64(wl.Output.Max)), wl.Tenants)
+	er := d.EngineRelease
+	paths := "no known misdelivery path"
+	if len(er.Paths) > 0 {
+		var names []string
+		for _, p := range er.Paths {
+			names = append(names, string(p.Mechanism))
+		}
+		paths = "engine paths " + strings.Join(names, ", ")
+	}
+	if len(er.Inferred) > 0 {
+		var names []string
+		for _, m := range er.Inferred {
+			names = append(names, string(m))
+		}
+		paths += " (inferred release boundary: " + strings.Join(names, ", ") + ")"
+	}
+	fmt.Fprintf(w, "  engine: SGLang %s (%s): %s\n", er.Judged, er.Source, paths)
+	for _, r := range d.Runs {
+		kind := string(r.Behaviour)
+		if r.Hypothesis != nil {
+			kind += " " + *r.Hypothesis
+		}
+		seeds := "seeds"
+		if len(r.Seeds) == 1 {
+			seeds = "seed"
+		}
+		fmt.Fprintf(w, "  run %s (%s, %d %s): %d requests, peak %d running, %s tokens, %d cross-tenant responses\n",
+			r.Name, kind, len(r.Seeds), seeds, r.Requests, r.PeakRunning, capacity.Thousands(r.SimulatedTokens), r.LeakingRequests)
+	}
 	for _, n := range sc.Notes {
 		for i, line := range wrapWords(n, 94) {
 			if i == 0 {

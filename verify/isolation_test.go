@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/analysis"
@@ -32,12 +33,25 @@ func gateway() *config.Config {
 }
 
 // incident is the incident example as check sees it, with or without an enforced key.
+// incident is the incident example; enforced puts a gateway-set salt in front of it and
+// moves it to a release that passes the salt to the cache (0.5.13), so that the salt is
+// what the probe tests.
 func incident(t *testing.T, enforced bool) *analysis.Result {
 	t.Helper()
 	if enforced {
-		return checkedWith(t, gateway(), "../examples/incident")
+		return onRelease(checkedWith(t, gateway(), "../examples/incident"), "0.5.13")
 	}
 	return checked(t, "../examples/incident")
+}
+
+// onRelease moves every SGLang server of res to an engine release.
+func onRelease(res *analysis.Result, version string) *analysis.Result {
+	for _, s := range res.Servers {
+		if s.Engine == deploy.EngineSGLang {
+			s.Release.Version = version
+		}
+	}
+	return res
 }
 
 func tests(v FindingVerdict) (cross, same, aa KSTest) {
@@ -108,15 +122,23 @@ func TestPrefixCacheOffIsInconclusive(t *testing.T) {
 	}
 }
 
-// TestSaltDroppedConfirmsKV304: an enforced key that an engine version drops on the way to
-// the cache (sglang#23300's class) shares the cache as if there were none.
+// TestSaltDroppedConfirmsKV304: an enforced key that the release's scheduler drops on the
+// way to the cache (sglang#23300) shares the cache as if there were none; on a release
+// that passes it the same finding is not confirmed. The finding alone switches nothing.
 func TestSaltDroppedConfirmsKV304(t *testing.T) {
 	heavy(t)
-	base := incident(t, true)
+	base := onRelease(checkedWith(t, gateway(), "../examples/incident"), "0.5.3")
 	res := withFinding(base, "KV304", serverIndex(t, base, deploy.RolePrefill))
 	v := probeTest(t, res, "KV304", Options{})
-	if v.Verdict != Confirmed || v.Evidence.Isolation.Fault != "salt-dropped" {
-		t.Fatalf("%s under %q: %s", v.Verdict, v.Evidence.Isolation.Fault, v.Evidence.Summary)
+	if v.Verdict != Confirmed || !strings.Contains(v.Evidence.Summary, "on SGLang 0.5.3") || v.Evidence.Isolation.Fault != "" {
+		t.Fatalf("0.5.3: %s under %q: %s", v.Verdict, v.Evidence.Isolation.Fault, v.Evidence.Summary)
+	}
+	fixed := incident(t, true)
+	res = withFinding(fixed, "KV304", serverIndex(t, fixed, deploy.RolePrefill))
+	rep := verified(t, res, Options{Seed: 1, Samples: testSamples})
+	v = verdictOf(t, res, rep, "KV304")
+	if v.Verdict == Confirmed {
+		t.Fatalf("0.5.13 passes the salt, yet KV304 %s: %s", v.Verdict, v.Evidence.Summary)
 	}
 }
 

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/analysis"
@@ -12,27 +14,293 @@ import (
 	rt "github.com/kvlint/kvlint/verify/runtime"
 )
 
-// PressureCounts is what one load did to the pool, counted per request within the
-// declared limits (prompt + max_tokens ≤ the declared context), under correct semantics
-// unless Fault says otherwise.
+// PressureCounts is what one load did to the pool, summed over the run's seeds.
 type PressureCounts struct {
-	Requests    int      `json:"requests"`
-	Concurrency int      `json:"concurrency"`
-	PeakRunning int      `json:"peak_running"`
-	Fault       rt.Fault `json:"fault,omitempty"`
-	// Pressured counts the requests that met the pool's limits (any of the counts below);
-	// PerThousand is the same per 1,000 requests.
-	Pressured         int     `json:"pressured_requests"`
-	PerThousand       float64 `json:"per_1000_requests"`
-	Rejected          int     `json:"rejected"`
-	Aborted           int     `json:"aborted"`
-	TimedOut          int     `json:"timed_out"`
-	Unfinished        int     `json:"unfinished"`
-	Clipped           int     `json:"clipped"`
-	Retractions       int     `json:"retractions"`
-	RetractedRequests int     `json:"retracted_requests"`
-	// CrossTenantResponses counts responses that delivered another tenant's canary.
-	CrossTenantResponses int `json:"cross_tenant_responses"`
+	Run         string    `json:"run"`
+	Behaviour   Behaviour `json:"behaviour"`
+	Hypothesis  string    `json:"hypothesis,omitempty"`
+	Seeds       int       `json:"seeds"`
+	Requests    int       `json:"requests"`
+	Concurrency int       `json:"concurrency"`
+	// PeakRunning is the most requests any seed ran at once.
+	PeakRunning int `json:"peak_running"`
+	// PoolPressured counts the requests the pool turned away or disturbed: rejected by a
+	// limit the pool sets (max_req_input_len below the context), served from a prefill
+	// abort, aborted, stalled, left unfinished, clipped or retracted. A request the
+	// context window rejects is not the pool's doing. PerThousand is the same per 1,000.
+	PoolPressured int     `json:"pool_pressured_requests"`
+	PerThousand   float64 `json:"per_1000_requests"`
+	// PerSeed is PoolPressured of each seed: the spread.
+	PerSeed           []int `json:"pool_pressured_per_seed"`
+	PoolRejected      int   `json:"pool_rejected"`
+	ContextRejected   int   `json:"context_rejected"`
+	ServedAfterAbort  int   `json:"served_after_prefill_abort"`
+	Aborted           int   `json:"aborted"`
+	TimedOut          int   `json:"timed_out"`
+	Unfinished        int   `json:"unfinished"`
+	Clipped           int   `json:"clipped"`
+	Retractions       int   `json:"retractions"`
+	RetractedRequests int   `json:"retracted_requests"`
+	// CrossTenantResponses counts responses that delivered another tenant's canary;
+	// CrossTenantPaths the same by the path that produced them (an engine path, the
+	// hypothesis, or "unattributed").
+	CrossTenantResponses int            `json:"cross_tenant_responses"`
+	CrossTenantPaths     map[string]int `json:"cross_tenant_paths"`
+}
+
+// CapacityEvidence backs a verdict on a pool that is too small (leakage.md §5.3 (a)), with
+// the static check beside the measurements. The verdict rests on DeclaredLoad alone: the
+// declared traffic under the release's engine behaviour.
+type CapacityEvidence struct {
+	Server                  string `json:"server"`
+	ContextTokens           int64  `json:"context_tokens"`
+	PoolTokens              int64  `json:"pool_tokens"`
+	PoolExact               bool   `json:"pool_exact"`
+	ConcurrencyPerScheduler int    `json:"concurrency_per_scheduler"`
+	RequiredTokens          int64  `json:"required_tokens"`
+	// PeakPoolUse is the largest share of a decode pool any seed of the declared load
+	// used (0 to 1).
+	PeakPoolUse  float64        `json:"peak_pool_use"`
+	DeclaredLoad PressureCounts `json:"declared_load"`
+	// Hypothesis is the declared load under a hypothesis: context, never the verdict.
+	Hypothesis *PressureCounts `json:"hypothesis,omitempty"`
+	Limits     *LimitsEvidence `json:"limits,omitempty"`
+}
+
+// contextRejection reports whether a rejection came from the context window (the
+// tokenizer's check, runtime/sim.go tokenizerCheck) rather than from a pool limit.
+func contextRejection(msg string) bool {
+	return strings.HasPrefix(msg, "The input (") || strings.HasPrefix(msg, "Requested token count")
+}
+
+// countPressure sums what a run's seeds did to the pool.
+func countPressure(name string, results []*rt.Result, concurrency int) PressureCounts {
+	pc := PressureCounts{Run: name, Behaviour: BehaviourEngine, Concurrency: concurrency, Seeds: len(results), PerSeed: []int{}, CrossTenantPaths: map[string]int{}}
+	for _, res := range results {
+		if len(res.Faults) > 0 {
+			pc.Behaviour, pc.Hypothesis = BehaviourHypothesis, string(res.Faults[0])
+		}
+		pc.PeakRunning = max(pc.PeakRunning, peakRunning(res))
+		seed := 0
+		for _, r := range res.Requests {
+			if r.Kind != "generated" {
+				continue
+			}
+			pc.Requests++
+			pool := false
+			switch r.Outcome {
+			case "rejected":
+				if contextRejection(r.Error) {
+					pc.ContextRejected++
+				} else {
+					pc.PoolRejected++
+					pool = true
+				}
+			case "aborted":
+				pc.Aborted++
+				pool = true
+			case "timeout":
+				pc.TimedOut++
+				pool = true
+			case "unfinished":
+				pc.Unfinished++
+				pool = true
+			}
+			if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "prefill aborted the request") }) {
+				pc.ServedAfterAbort++
+				pool = true
+			}
+			if r.Clipped {
+				pc.Clipped++
+				pool = true
+			}
+			pc.Retractions += r.Retractions
+			if r.Retractions > 0 {
+				pc.RetractedRequests++
+				pool = true
+			}
+			if pool {
+				seed++
+			}
+			if len(r.LeakedFrom) > 0 {
+				pc.CrossTenantResponses++
+				pc.CrossTenantPaths[leakPath(r, res)]++
+			}
+		}
+		pc.PoolPressured += seed
+		pc.PerSeed = append(pc.PerSeed, seed)
+	}
+	if pc.Requests > 0 {
+		pc.PerThousand = math.Round(float64(pc.PoolPressured)*10000/float64(pc.Requests)) / 10
+	}
+	return pc
+}
+
+// leakPath names the path a cross-tenant response came through, from what the runtime
+// noted on the request.
+func leakPath(r rt.RequestRecord, res *rt.Result) string {
+	for _, n := range r.Notes {
+		switch {
+		case strings.HasPrefix(n, "prefill aborted the request"):
+			return string(rt.MechAbortStillTransfers)
+		case strings.HasPrefix(n, "took the KV transfer"):
+			return string(rt.MechUncheckedRoom)
+		}
+	}
+	if r.Retractions > 0 && len(res.Faults) > 0 {
+		return string(res.Faults[0])
+	}
+	return "unattributed"
+}
+
+// describePaths lists the cross-tenant responses by path, with each engine path's source.
+func describePaths(paths map[string]int) string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		part := fmt.Sprintf("%d through %s", paths[p], p)
+		for _, ep := range enginePaths {
+			if string(ep.Mechanism) == p {
+				part += " (" + ep.Path + "; " + ep.Reference + ")"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// peakPoolUse is the largest share of a decode pool the runs used.
+func peakPoolUse(results []*rt.Result) float64 {
+	u := 0.0
+	for _, res := range results {
+		for _, w := range res.Workers {
+			if w.Role == "decode" && w.PoolTokens > 0 {
+				u = max(u, float64(w.PeakUsedTokens)/float64(w.PoolTokens))
+			}
+		}
+	}
+	return math.Round(u*1000) / 1000
+}
+
+// judgeCapacity applies leakage.md §5.3 (a) at the declared load: a finding is confirmed
+// when the declared traffic, under the release's engine behaviour, makes the pool turn
+// requests away or disturb them, and not confirmed when it never does. stall narrows it to
+// KV104's claim: a request that passes validation waits forever instead of failing.
+func (p *plan) judgeCapacity(di int, f diag.Diagnostic, res *analysis.Result, stall bool) (Verdict, Evidence) {
+	d := p.deps[di]
+	c := d.scaling.Concurrency
+	load := p.results(di, runLoad)
+	ce := &CapacityEvidence{DeclaredLoad: countPressure(runLoad, load, c), PeakPoolUse: peakPoolUse(load)}
+	runs := []string{runLoad}
+	if hyp := p.results(di, runLoadStale); len(hyp) > 0 {
+		h := countPressure(runLoadStale, hyp, c)
+		ce.Hypothesis = &h
+		runs = append(runs, runLoadStale)
+	}
+	p.staticCapacity(di, f, res, ce)
+	ev := Evidence{Question: "pool too small", Capacity: ce, Runs: runs}
+	dl := ce.DeclaredLoad
+	if stall {
+		limits, _ := p.result(di, runLimits)
+		le := readLimits(limits)
+		ce.Limits = &le
+		ev.Runs = append(ev.Runs, runLimits)
+		stalls := dl.TimedOut + dl.Unfinished
+		var verdict Verdict
+		switch {
+		case stalled(le.Edge) || stalls > 0:
+			verdict = Confirmed
+		case le.Edge == "ok" && stalls == 0 && d.poolsExact:
+			verdict = NotConfirmed
+		default:
+			verdict = Inconclusive
+		}
+		ev.Summary = stallSummary(ce, le, stalls)
+		return verdict, ev
+	}
+	var verdict Verdict
+	switch {
+	case dl.PoolPressured > 0:
+		verdict = Confirmed
+	case !d.poolsExact:
+		verdict = Inconclusive
+	default:
+		verdict = NotConfirmed
+	}
+	ev.Summary = capacitySummary(d, ce, verdict)
+	return verdict, ev
+}
+
+func capacitySummary(d *deployment, ce *CapacityEvidence, v Verdict) string {
+	dl := ce.DeclaredLoad
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s traffic (%d concurrent offered, prompts %s median / %s max, answers %s / %s tokens) on %s",
+		d.workload.Source, d.workload.Concurrency, capacity.Thousands(int64(d.workload.Prompt.Median)), capacity.Thousands(int64(d.workload.Prompt.Max)),
+		capacity.Thousands(int64(d.workload.Output.Median)), capacity.Thousands(int64(d.workload.Output.Max)), d.release.describe())
+	fmt.Fprintf(&b, ": %d requests over %d seeds peaked at %d running and %s of a decode pool",
+		dl.Requests, dl.Seeds, dl.PeakRunning, percent(ce.PeakPoolUse))
+	if dl.PoolPressured > 0 {
+		fmt.Fprintf(&b, "; the pool turned away or disturbed %d (%s per 1,000; per seed %s: %s)",
+			dl.PoolPressured, trimFloat(dl.PerThousand), joinInts(dl.PerSeed), pressureParts(dl))
+	} else {
+		b.WriteString("; the pool turned away or disturbed none of them")
+	}
+	if dl.ContextRejected > 0 {
+		fmt.Fprintf(&b, "; %d prompts longer than the context window were rejected by the tokenizer, which is the traffic's doing, not the pool's", dl.ContextRejected)
+	}
+	if dl.CrossTenantResponses > 0 {
+		fmt.Fprintf(&b, "; under the release's engine behaviour %d responses crossed tenants: %s", dl.CrossTenantResponses, describePaths(dl.CrossTenantPaths))
+	}
+	if h := ce.Hypothesis; h != nil {
+		fmt.Fprintf(&b, "; under the hypothesis %s (not shown in SGLang, never counted as confirmation), %d of %d responses cross tenants", h.Hypothesis, h.CrossTenantResponses, h.Requests)
+	}
+	if ce.RequiredTokens > 0 && ce.PoolTokens > 0 {
+		rel := "≤"
+		if ce.RequiredTokens > ce.PoolTokens {
+			rel = ">"
+		}
+		fmt.Fprintf(&b, "; static: %d concurrent × %s-token context = %s tokens %s the %s-token pool of %s",
+			ce.ConcurrencyPerScheduler, capacity.Thousands(ce.ContextTokens), capacity.Thousands(ce.RequiredTokens), rel, capacity.Thousands(ce.PoolTokens), ce.Server)
+	}
+	switch v {
+	case NotConfirmed:
+		b.WriteString("; the declared traffic never fills the pool")
+	case Inconclusive:
+		b.WriteString("; only an upper bound of a pool is known, so the absence of pressure proves nothing")
+	}
+	return b.String()
+}
+
+func percent(x float64) string { return trimFloat(x*100) + "%" }
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stallSummary(ce *CapacityEvidence, le LimitsEvidence, stalls int) string {
+	var b strings.Builder
+	switch {
+	case stalled(le.Edge):
+		fmt.Fprintf(&b, "a prompt that passes validation (%s scaled tokens) waited %s s for pages and ended %s",
+			capacity.Thousands(int64(le.EdgePromptTokens)), trimFloat(float64(le.EdgeLatencyMs)/1000), le.Edge)
+		if le.BehindLatencyMs >= 1000 {
+			fmt.Fprintf(&b, "; the small request behind it waited %s s", trimFloat(float64(le.BehindLatencyMs)/1000))
+		}
+	case le.Edge == "ok":
+		fmt.Fprintf(&b, "a prompt at the validation limit (%s scaled tokens) was admitted and served in %s s",
+			capacity.Thousands(int64(le.EdgePromptTokens)), trimFloat(float64(le.EdgeLatencyMs)/1000))
+	default:
+		fmt.Fprintf(&b, "a prompt at the validation limit (%s scaled tokens) ended %s (%s), so the stall path was not reached",
+			capacity.Thousands(int64(le.EdgePromptTokens)), le.Edge, le.EdgeError)
+	}
+	fmt.Fprintf(&b, "; %d requests of the declared load stalled", stalls)
+	if h := ce.Hypothesis; h != nil {
+		fmt.Fprintf(&b, "; under the hypothesis %s, %d of %d responses cross tenants", h.Hypothesis, h.CrossTenantResponses, h.Requests)
+	}
+	return b.String()
 }
 
 // LimitsEvidence is the scripted edge of the limits: a prompt as long as the context (which
@@ -46,83 +314,6 @@ type LimitsEvidence struct {
 	EdgeLatencyMs    int64  `json:"edge_latency_ms"`
 	Behind           string `json:"behind"`
 	BehindLatencyMs  int64  `json:"behind_latency_ms"`
-}
-
-// FaultPathEvidence is a fault path of leakage.md §5.3 (c) exercised on purpose: how often
-// it was reached, what crossed tenants with correct semantics, and what crossed with the
-// fault switched on.
-type FaultPathEvidence struct {
-	Requests         int      `json:"requests"`
-	PathReached      int      `json:"path_reached"`
-	Responses        int      `json:"cross_tenant_responses"`
-	IncorrectOutputs int      `json:"incorrect_outputs"`
-	Fault            rt.Fault `json:"fault"`
-	FaultResponses   int      `json:"fault_cross_tenant_responses"`
-}
-
-// CapacityEvidence backs a verdict on a pool that is too small (leakage.md §5.3 (a)), with
-// the static check beside the measurements.
-type CapacityEvidence struct {
-	Server                  string             `json:"server"`
-	ContextTokens           int64              `json:"context_tokens"`
-	PoolTokens              int64              `json:"pool_tokens"`
-	PoolExact               bool               `json:"pool_exact"`
-	ConcurrencyPerScheduler int                `json:"concurrency_per_scheduler"`
-	RequiredTokens          int64              `json:"required_tokens"`
-	DeclaredLoad            PressureCounts     `json:"declared_load"`
-	Burst                   PressureCounts     `json:"burst"`
-	FaultLoad               *PressureCounts    `json:"fault_load,omitempty"`
-	Limits                  LimitsEvidence     `json:"limits"`
-	CancelStorm             *FaultPathEvidence `json:"cancel_storm,omitempty"`
-	ForcedRetraction        *FaultPathEvidence `json:"forced_retraction,omitempty"`
-}
-
-func countPressure(res *rt.Result, concurrency int) PressureCounts {
-	pc := PressureCounts{Concurrency: concurrency}
-	if res == nil {
-		return pc
-	}
-	if len(res.Faults) > 0 {
-		pc.Fault = res.Faults[0]
-	}
-	for _, w := range res.Workers {
-		if w.Role == "decode" {
-			pc.PeakRunning += w.PeakRunning
-		}
-	}
-	for _, r := range res.Requests {
-		if r.Kind != "generated" {
-			continue
-		}
-		pc.Requests++
-		if pressured(r) {
-			pc.Pressured++
-		}
-		switch r.Outcome {
-		case "rejected":
-			pc.Rejected++
-		case "aborted":
-			pc.Aborted++
-		case "timeout":
-			pc.TimedOut++
-		case "unfinished":
-			pc.Unfinished++
-		}
-		if r.Clipped {
-			pc.Clipped++
-		}
-		pc.Retractions += r.Retractions
-		if r.Retractions > 0 {
-			pc.RetractedRequests++
-		}
-		if len(r.LeakedFrom) > 0 {
-			pc.CrossTenantResponses++
-		}
-	}
-	if pc.Requests > 0 {
-		pc.PerThousand = math.Round(float64(pc.Pressured)*10000/float64(pc.Requests)) / 10
-	}
-	return pc
 }
 
 func readLimits(res *rt.Result) LimitsEvidence {
@@ -143,90 +334,8 @@ func readLimits(res *rt.Result) LimitsEvidence {
 	return le
 }
 
-func faultPath(correct, faulty *rt.Result, reached func(rt.Summary) int) *FaultPathEvidence {
-	if correct == nil || faulty == nil {
-		return nil
-	}
-	fp := &FaultPathEvidence{
-		Requests: correct.Summary.Requests, PathReached: reached(correct.Summary),
-		Responses: correct.Summary.LeakingRequests, IncorrectOutputs: correct.Summary.IncorrectOutputs,
-		FaultResponses: faulty.Summary.LeakingRequests,
-	}
-	if len(faulty.Faults) > 0 {
-		fp.Fault = faulty.Faults[0]
-	}
-	return fp
-}
-
 // stalled reports whether a request waited for pages that never came.
 func stalled(outcome string) bool { return outcome == "timeout" || outcome == "unfinished" }
-
-// judgeCapacity applies leakage.md §5.3 (a). stall narrows it to KV104's claim: a request
-// that passes validation waits forever instead of failing.
-func (p *plan) judgeCapacity(di int, f diag.Diagnostic, res *analysis.Result, stall bool) (Verdict, Evidence) {
-	d := p.deps[di]
-	c := d.scaling.Concurrency
-	load, _ := p.result(di, runLoad)
-	faulty, _ := p.result(di, runLoadFault)
-	burst, _ := p.result(di, runBurst)
-	limits, _ := p.result(di, runLimits)
-	ce := &CapacityEvidence{
-		DeclaredLoad: countPressure(load, c),
-		Burst:        countPressure(burst, c),
-		Limits:       readLimits(limits),
-	}
-	runs := []string{runLoad, runBurst, runLimits}
-	if faulty != nil {
-		fl := countPressure(faulty, c)
-		ce.FaultLoad = &fl
-		runs = append(runs, runLoadFault)
-	}
-	storm, _ := p.result(di, runStorm)
-	stormFault, _ := p.result(di, runStormFault)
-	ce.CancelStorm = faultPath(storm, stormFault, func(s rt.Summary) int { return s.Cancelled })
-	retract, _ := p.result(di, runRetract)
-	retractFault, _ := p.result(di, runRetractFault)
-	ce.ForcedRetraction = faultPath(retract, retractFault, func(s rt.Summary) int { return s.Retractions })
-	if ce.CancelStorm != nil {
-		runs = append(runs, runStorm, runStormFault, runRetract, runRetractFault)
-	}
-	p.staticCapacity(di, f, res, ce)
-
-	ev := Evidence{Question: "pool too small", Capacity: ce, Runs: runs}
-	dl, b, le := ce.DeclaredLoad, ce.Burst, ce.Limits
-	edgePressured := le.Edge != "" && le.Edge != "ok" && le.Edge != "cancelled"
-	var verdict Verdict
-	if stall {
-		stalls := dl.TimedOut + dl.Unfinished + b.TimedOut + b.Unfinished
-		switch {
-		case stalled(le.Edge) || stalls > 0:
-			verdict = Confirmed
-		case le.Edge == "ok" && stalls == 0 && d.poolsExact:
-			verdict = NotConfirmed
-		default:
-			verdict = Inconclusive
-		}
-		ev.Summary = p.stallSummary(di, ce, stalls)
-		return verdict, ev
-	}
-	// A burst at twice the declared concurrency retracts even on a pool sized for context ×
-	// concurrency: decode pre-allocation reserves num_reserved_decode_tokens per request,
-	// not its max_new_tokens, and admits requests beyond --max-running-requests
-	// (disaggregation/decode.py _allocatable_token_budgets). That is SGLang's design, and
-	// harmless with correct semantics, so in the burst only what a client sees counts.
-	switch {
-	case dl.Pressured > 0 || visible(b) > 0 || edgePressured:
-		verdict = Confirmed
-	case !d.poolsExact:
-		verdict = Inconclusive
-	case dl.PeakRunning*2 < min(c, dl.Requests):
-		verdict = Inconclusive
-	default:
-		verdict = NotConfirmed
-	}
-	ev.Summary = capacitySummary(d, ce, verdict)
-	return verdict, ev
-}
 
 // staticCapacity fills in the static check of §5.3 (a) for the finding's server:
 // required tokens = concurrency × context against the pool.
@@ -258,78 +367,6 @@ func (p *plan) staticCapacity(di int, f diag.Diagnostic, res *analysis.Result, c
 	ce.ConcurrencyPerScheduler = per
 	ce.RequiredTokens = int64(per) * ce.ContextTokens
 }
-
-func capacitySummary(d *deployment, ce *CapacityEvidence, v Verdict) string {
-	dl := ce.DeclaredLoad
-	var b strings.Builder
-	fmt.Fprintf(&b, "at the declared load (%d concurrent, %d requests within the declared limits) the pressure path is reached %s times per 1,000 requests",
-		dl.Concurrency, dl.Requests, trimFloat(dl.PerThousand))
-	if parts := pressureParts(dl); parts != "" {
-		fmt.Fprintf(&b, " (%s)", parts)
-	}
-	if bu := ce.Burst; visible(bu) > 0 {
-		fmt.Fprintf(&b, "; in a burst of %d, %s per 1,000 (%s)", bu.Requests, trimFloat(bu.PerThousand), pressureParts(bu))
-	} else if bu.RetractedRequests > 0 {
-		fmt.Fprintf(&b, "; a burst of %d retracted %d requests (decode pre-allocation admits beyond --max-running-requests), which correct semantics survive", bu.Requests, bu.RetractedRequests)
-	}
-	if fl := ce.FaultLoad; fl != nil {
-		fmt.Fprintf(&b, "; if the eviction path misbehaves as in the incident (%s), %d of %d responses cross tenants", fl.Fault, fl.CrossTenantResponses, fl.Requests)
-	}
-	le := ce.Limits
-	if le.Edge != "" && le.Edge != "ok" {
-		fmt.Fprintf(&b, "; a prompt at the validation limit (%s scaled tokens) ended %s", capacity.Thousands(int64(le.EdgePromptTokens)), le.Edge)
-	}
-	if ce.RequiredTokens > 0 && ce.PoolTokens > 0 {
-		rel := "≥"
-		if ce.RequiredTokens > ce.PoolTokens {
-			rel = ">"
-		}
-		fmt.Fprintf(&b, "; static: %d concurrent × %s-token context = %s tokens %s the %s-token pool of %s",
-			ce.ConcurrencyPerScheduler, capacity.Thousands(ce.ContextTokens), capacity.Thousands(ce.RequiredTokens), rel, capacity.Thousands(ce.PoolTokens), ce.Server)
-	}
-	switch v {
-	case NotConfirmed:
-		b.WriteString("; no request within the declared limits was refused, clipped, stalled or retracted at the declared load")
-	case Inconclusive:
-		if !d.poolsExact {
-			b.WriteString("; only an upper bound of a pool is known, so the absence of pressure proves nothing")
-		} else {
-			fmt.Fprintf(&b, "; the run reached only %d of the %d declared concurrent requests", dl.PeakRunning, dl.Concurrency)
-		}
-	}
-	return b.String()
-}
-
-func (p *plan) stallSummary(di int, ce *CapacityEvidence, stalls int) string {
-	le := ce.Limits
-	var b strings.Builder
-	switch {
-	case stalled(le.Edge):
-		fmt.Fprintf(&b, "a prompt that passes validation (%s scaled tokens) waited %s s for pages and ended %s",
-			capacity.Thousands(int64(le.EdgePromptTokens)), trimFloat(float64(le.EdgeLatencyMs)/1000), le.Edge)
-		if le.BehindLatencyMs >= 1000 {
-			fmt.Fprintf(&b, "; the small request behind it waited %s s", trimFloat(float64(le.BehindLatencyMs)/1000))
-		}
-	case le.Edge == "ok":
-		fmt.Fprintf(&b, "a prompt at the validation limit (%s scaled tokens) was admitted and served in %s s",
-			capacity.Thousands(int64(le.EdgePromptTokens)), trimFloat(float64(le.EdgeLatencyMs)/1000))
-	default:
-		fmt.Fprintf(&b, "a prompt at the validation limit (%s scaled tokens) ended %s (%s), so the stall path was not reached",
-			capacity.Thousands(int64(le.EdgePromptTokens)), le.Edge, le.EdgeError)
-	}
-	fmt.Fprintf(&b, "; %d requests of the declared load and the burst stalled", stalls)
-	if fl := ce.FaultLoad; fl != nil {
-		fmt.Fprintf(&b, "; under %s, %d of %d responses cross tenants", fl.Fault, fl.CrossTenantResponses, fl.Requests)
-	}
-	return b.String()
-}
-
-// visible counts the requests whose client saw the pressure: refused, aborted, stalled,
-// unfinished or clipped (a retraction alone is invisible to the client).
-func visible(pc PressureCounts) int {
-	return pc.Rejected + pc.Aborted + pc.TimedOut + pc.Unfinished + pc.Clipped
-}
-
 func pressureParts(pc PressureCounts) string {
 	var parts []string
 	add := func(n int, what string) {
@@ -337,7 +374,8 @@ func pressureParts(pc PressureCounts) string {
 			parts = append(parts, fmt.Sprintf("%s %d", what, n))
 		}
 	}
-	add(pc.Rejected, "rejected")
+	add(pc.PoolRejected, "rejected by a pool limit")
+	add(pc.ServedAfterAbort, "served after a prefill abort")
 	add(pc.Clipped, "clipped")
 	add(pc.RetractedRequests, "retracted")
 	add(pc.Aborted, "aborted")

@@ -82,6 +82,9 @@ type deployment struct {
 	tiers      []string
 	// workers are the scaled runtime workers, in Scaling.Workers order.
 	workers []runtime.Worker
+	// release is the SGLang release modelled, workload the traffic run at.
+	release  EngineRelease
+	workload deploy.Workload
 }
 
 // modelDeployment maps a deployment onto the runtime, or says why it cannot.
@@ -90,7 +93,11 @@ func modelDeployment(dep deploy.Deployment, res *analysis.Result, opt Options) (
 	for i, s := range res.Servers {
 		index[s] = i
 	}
-	d := &deployment{dep: dep, poolsExact: true, enforced: enforced(dep)}
+	d := &deployment{dep: dep, poolsExact: true, enforced: enforced(dep), release: releaseOf(dep), workload: dep.Workload}
+	if d.workload.Source == "" {
+		// A deployment check did not group carries no workload: the default, said so.
+		d.workload = deploy.DefaultWorkload()
+	}
 	sc := &d.scaling
 	note := func(format string, args ...any) { sc.Notes = append(sc.Notes, fmt.Sprintf(format, args...)) }
 
@@ -138,30 +145,14 @@ func modelDeployment(dep deploy.Deployment, res *analysis.Result, opt Options) (
 	f := int64(sc.Factor)
 	scaleTokens := func(n int64) int { return int(max(1, n/f)) }
 
-	// Concurrency: the explicit --max-running-requests of the servers that decode, else the
-	// deployment's declared expected_concurrency, else one request at a time.
-	var running int
-	declared := true
-	for _, e := range engines {
-		if e.srv.Role == deploy.RolePrefill {
-			continue
-		}
-		mrr := perSchedulerRunning(e.srv, e.est)
-		if mrr == 0 {
-			declared = false
-			break
-		}
-		running += mrr * schedulers(e.srv, e.est)
+	// Concurrency: the workload's, the requests the clients keep in flight. The servers'
+	// --max-running-requests bounds what runs, not what is offered.
+	sc.Concurrency = d.workload.Concurrency
+	sc.ConcurrencySource = "workload (" + string(d.workload.Source) + ")"
+	if d.workload.Where != "" {
+		sc.ConcurrencySource = "workload at " + d.workload.Where
 	}
-	switch {
-	case declared && running > 0:
-		sc.Concurrency, sc.ConcurrencySource = running, "--max-running-requests × schedulers"
-	case res.ExpectedConcurrency > 0:
-		sc.Concurrency, sc.ConcurrencySource = res.ExpectedConcurrency, "expected_concurrency"
-	default:
-		sc.Concurrency, sc.ConcurrencySource = 1, "not declared: one request at a time"
-	}
-	d.declared = sc.ConcurrencySource != "not declared: one request at a time"
+	d.declared = d.workload.Source == deploy.WorkloadDeclared
 
 	// Workers: one runtime worker group per server, one worker per scheduler.
 	var prefill, decode []runtime.Worker
@@ -311,6 +302,7 @@ func modelDeployment(dep deploy.Deployment, res *analysis.Result, opt Options) (
 	sc.Router = routerPolicy(router, dep.Mode, note)
 	d.base = runtime.Scenario{
 		Name:    dep.Name,
+		Engine:  d.release.Mechanisms(),
 		Router:  runtime.RouterConfig{Policy: sc.Router},
 		Prefill: prefill,
 		Decode:  decode,

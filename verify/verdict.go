@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/analysis"
@@ -96,7 +98,7 @@ func (p *plan) judge(di int, f diag.Diagnostic, res *analysis.Result, alpha floa
 	case needIsolation:
 		fv.Verdict, fv.Evidence = p.judgeIsolation(di, runProbe, alpha)
 	case needSaltDropped:
-		fv.Verdict, fv.Evidence = p.judgeIsolation(di, runProbeSalt, alpha)
+		fv.Verdict, fv.Evidence = p.judgeSaltDropped(di, alpha)
 	case needOracle:
 		fv.Verdict, fv.Evidence = p.judgeOracle(di, alpha)
 	case needTiers:
@@ -129,14 +131,43 @@ func notMeasured(rule string) string {
 	return "the runtime has no measurement for " + rule
 }
 
-// rt.Result helpers shared by the judges.
-
-// pressured reports whether a request met the pool's limits: refused, aborted, stalled or
-// left unfinished, max_tokens clipped, or retracted mid-decode.
-func pressured(r rt.RequestRecord) bool {
-	switch r.Outcome {
-	case "rejected", "aborted", "timeout", "unfinished":
-		return true
+// judgeSaltDropped judges KV304 by the release's engine path: the salt is dropped only
+// where the release's scheduler drops it, and then the probe, run with that path, shows
+// what it costs.
+func (p *plan) judgeSaltDropped(di int, alpha float64) (Verdict, Evidence) {
+	d := p.deps[di]
+	inferred := ""
+	if slices.Contains(d.release.Inferred, rt.MechSaltDropped) {
+		inferred = " (the release boundary is inferred, not read in the source)"
 	}
-	return r.Clipped || r.Retractions > 0
+	var path *EnginePath
+	for i := range d.release.Paths {
+		if d.release.Paths[i].Mechanism == rt.MechSaltDropped {
+			path = &d.release.Paths[i]
+		}
+	}
+	if path == nil {
+		ev := Evidence{Question: "cross-tenant cache sharing", Summary: fmt.Sprintf(
+			"SGLang %s passes the isolation key to the scheduler (fixed by %s)%s: the runtime keeps the salt, so it is not dropped", d.release.Judged, saltFix(), inferred)}
+		if inferred != "" {
+			return Inconclusive, ev
+		}
+		return NotConfirmed, ev
+	}
+	if !d.enforced {
+		return Inconclusive, Evidence{Question: "cross-tenant cache sharing", Summary: fmt.Sprintf(
+			"SGLang %s drops the salt (%s)%s, but no salt is enforced here, so nothing that would keep tenants apart is dropped; the shared cache itself is KV301's finding", d.release.Judged, path.Path, inferred)}
+	}
+	v, ev := p.judgeIsolation(di, runProbe, alpha)
+	ev.Summary = fmt.Sprintf("on SGLang %s, whose %s drops the salt%s: %s", d.release.Judged, path.Path, inferred, ev.Summary)
+	return v, ev
+}
+
+func saltFix() string {
+	for _, p := range enginePaths {
+		if p.Mechanism == rt.MechSaltDropped {
+			return p.Reference + " at " + p.FixedCommit
+		}
+	}
+	return ""
 }

@@ -51,28 +51,78 @@ type Report struct {
 	Findings []FindingVerdict `json:"findings"`
 }
 
-// DeploymentReport is one deployment as verify ran it.
+// DeploymentReport is one deployment as verify ran it. Every deployment the runtime can
+// model is run, with or without findings.
 type DeploymentReport struct {
 	Name    string         `json:"name"`
 	Mode    deploy.Mode    `json:"mode"`
 	Tenancy deploy.Tenancy `json:"tenancy"`
 	Servers []string       `json:"servers"`
-	Scaling Scaling        `json:"scaling"`
-	Runs    []RunSummary   `json:"runs"`
+	// EngineRelease is the SGLang release whose behaviour the runtime modelled, with the
+	// known engine paths it has.
+	EngineRelease EngineRelease `json:"engine_release"`
+	// Workload is the traffic it was run at, declared or the default.
+	Workload deploy.Workload `json:"workload"`
+	Scaling  Scaling         `json:"scaling"`
+	Runs     []RunSummary    `json:"runs"`
+	// IsolationProbe is the prompt-caching audit's HIT-cross test, when a probe ran.
+	IsolationProbe *IsolationProbe `json:"isolation_probe"`
+	Verdicts       []RuleVerdict   `json:"verdicts"`
 }
 
-// RunSummary is what one runtime run measured: the runtime's own counts,
-// plus what verify derives from them.
+// IsolationProbe is the outcome of the black-box isolation test. Power is null until a
+// power analysis backs it.
+type IsolationProbe struct {
+	PValue      float64  `json:"p_value"`
+	AUC         float64  `json:"auc"`
+	Power       *float64 `json:"power"`
+	Significant bool     `json:"significant"`
+}
+
+// RuleVerdict is the verdict on one finding of the deployment.
+type RuleVerdict struct {
+	Rule    string  `json:"rule"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// Behaviour says what a run's semantics are: the engine release's ("engine"), or a
+// hypothesis no engine is known to have ("hypothesis"), which never confirms a finding.
+type Behaviour string
+
+const (
+	BehaviourEngine     Behaviour = "engine"
+	BehaviourHypothesis Behaviour = "hypothesis"
+)
+
+// RunSummary is one runtime run, over its seeds: what it exercised and what crossed
+// tenants.
 type RunSummary struct {
-	Name   string     `json:"name"`
-	Faults []rt.Fault `json:"faults"`
-	rt.Summary
-	PeakRunning     int   `json:"peak_running"`
-	SimulatedTokens int64 `json:"simulated_tokens"`
-	VirtualMs       int64 `json:"virtual_ms"`
+	Name      string    `json:"name"`
+	Behaviour Behaviour `json:"behaviour"`
+	// Hypothesis names the hypothesis of a hypothesis run (null for an engine run).
+	Hypothesis  *string        `json:"hypothesis"`
+	EnginePaths []rt.Mechanism `json:"engine_paths"`
+	Seeds       []uint64       `json:"seeds"`
+	// Requests, CrossTenantLeaks, SimulatedTokens and the outcome counts are summed over
+	// the seeds; PeakRunning and VirtualMs are the largest of any seed.
+	Requests          int   `json:"requests"`
+	PeakRunning       int   `json:"peak_running"`
+	CrossTenantLeaks  int   `json:"cross_tenant_leaks"`
+	LeakingRequests   int   `json:"leaking_requests"`
+	SimulatedTokens   int64 `json:"simulated_tokens"`
+	VirtualMs         int64 `json:"virtual_ms"`
+	OK                int   `json:"ok"`
+	Rejected          int   `json:"rejected"`
+	Aborted           int   `json:"aborted"`
+	TimedOut          int   `json:"timed_out"`
+	Unfinished        int   `json:"unfinished"`
+	Retractions       int   `json:"retractions"`
+	RetractedRequests int   `json:"retracted_requests"`
+	// PerSeed is the runtime's own counts of each seed, in Seeds order.
+	PerSeed []rt.Summary `json:"per_seed"`
 }
 
-// job is one planned runtime run.
+// job is one planned runtime run of one seed.
 type job struct {
 	dep  int
 	name string
@@ -88,6 +138,10 @@ type plan struct {
 	jobs  []*job
 	probe map[int]probePlan // by job index
 }
+
+// Seeds is how many seeds each run of the declared load takes: the spread between them is
+// part of the evidence, and one seed's count is never reported alone.
+const Seeds = 3
 
 // Run verifies the findings of a check run. It returns an error only when the runtime
 // refuses a scenario verify built, which is a bug in verify; findings it cannot judge get
@@ -130,6 +184,9 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 	}
 	cells := 0
 	for di, d := range p.deps {
+		// Every deployment runs its declared load, findings or not: a fix has to be
+		// able to earn "not confirmed".
+		p.addLoad(di, d, opt)
 		for _, n := range p.needs[di] {
 			cells += p.addJobs(di, d, n, opt)
 		}
@@ -142,18 +199,21 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 		return nil, err
 	}
 	for di, d := range p.deps {
-		dr := DeploymentReport{Name: d.dep.Name, Mode: d.dep.Mode, Tenancy: d.dep.Tenancy, Scaling: d.scaling, Runs: []RunSummary{}}
+		dr := DeploymentReport{Name: d.dep.Name, Mode: d.dep.Mode, Tenancy: d.dep.Tenancy, Scaling: d.scaling,
+			EngineRelease: d.release, Workload: d.workload, Runs: []RunSummary{}, Verdicts: []RuleVerdict{}}
 		for _, i := range d.servers {
 			dr.Servers = append(dr.Servers, res.Servers[i].Name)
 		}
+		var names []string
 		for _, j := range p.jobs {
-			if j.dep == di {
-				dr.Runs = append(dr.Runs, summarize(j.name, j.res))
+			if j.dep == di && !slices.Contains(names, j.name) {
+				names = append(names, j.name)
 			}
 		}
-		if len(dr.Runs) == 0 {
-			continue // nothing of it needed the runtime
+		for _, name := range names {
+			dr.Runs = append(dr.Runs, p.summarize(di, name))
 		}
+		dr.IsolationProbe = p.isolationProbe(di, rep.Alpha)
 		rep.Deployments = append(rep.Deployments, dr)
 	}
 	for i, f := range res.Findings {
@@ -171,6 +231,8 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 			continue
 		}
 		rep.Findings[i] = p.judge(di, f, res, rep.Alpha)
+		dr := &rep.Deployments[di]
+		dr.Verdicts = append(dr.Verdicts, RuleVerdict{Rule: f.Rule, Verdict: rep.Findings[i].Verdict})
 	}
 	return rep, nil
 }
@@ -190,83 +252,81 @@ func runnable(dep deploy.Deployment) bool {
 	return engines > 0
 }
 
-// addJobs plans the runs one need of a deployment asks for, once per deployment; it returns
-// the number of probe cells added.
-func (p *plan) addJobs(di int, d *deployment, n need, opt Options) int {
-	add := func(name string, sc rt.Scenario) int {
-		for k, j := range p.jobs {
-			if j.dep == di && j.name == name {
-				return k
-			}
+// add plans one run of a deployment (every seed of it), once.
+func (p *plan) add(di int, name string, scs ...rt.Scenario) []int {
+	var ks []int
+	for k, j := range p.jobs {
+		if j.dep == di && j.name == name {
+			ks = append(ks, k)
 		}
-		p.jobs = append(p.jobs, &job{dep: di, name: name, sc: sc})
-		return len(p.jobs) - 1
 	}
+	if ks != nil {
+		return ks
+	}
+	for _, sc := range scs {
+		p.jobs = append(p.jobs, &job{dep: di, name: name, sc: sc})
+		ks = append(ks, len(p.jobs)-1)
+	}
+	return ks
+}
+
+// addLoad plans the declared load under the release's behaviour, and, on a multi-tenant
+// deployment, the same load under each hypothesis, every seed of each.
+func (p *plan) addLoad(di int, d *deployment, opt Options) {
+	requests := d.loadRequests(opt.Requests)
+	var engine, hypo []rt.Scenario
+	for k := range uint64(Seeds) {
+		seed := opt.Seed + k
+		load := d.declaredWorkload(requests)
+		engine = append(engine, d.scenario(runLoad, seed, load))
+		hypo = append(hypo, d.scenario(runLoadStale, seed, load, rt.FaultStalePages))
+	}
+	p.add(di, runLoad, engine...)
+	if d.dep.Tenancy != deploy.TenancySingle {
+		p.add(di, runLoadStale, hypo...)
+	}
+}
+
+// addJobs plans the runs one need of a deployment asks for beyond the declared load,
+// once per deployment; it returns the number of probe cells added.
+func (p *plan) addJobs(di int, d *deployment, n need, opt Options) int {
 	has := func(name string) bool {
 		return slices.ContainsFunc(p.jobs, func(j *job) bool { return j.dep == di && j.name == name })
 	}
 	seed := opt.Seed
-	addProbe := func(name string, faults []rt.Fault) int {
+	addProbe := func(name string) int {
 		if has(name) {
 			return 0
 		}
-		pp := d.probeScenario(seed, opt.samples(), faults)
-		p.probe[add(name, pp.scenario)] = pp
+		pp := d.probeScenario(seed, opt.samples(), nil)
+		p.probe[p.add(di, name, pp.scenario)[0]] = pp
 		return 1
 	}
-	c := d.scaling.Concurrency
 	switch n {
-	case needCapacity, needStall, needHandshake:
-		requests := opt.Requests
-		if requests <= 0 {
-			requests = min(1000, max(200, 4*c))
-		}
-		// The runtime keeps every prompt: bound the tokens of one workload
-		// (runtime maxWorkloadTokens, 2^27).
-		requests = min(requests, (1<<26)/max(d.context, 1))
-		load := d.loadWorkload(requests, c, false)
-		add(runLoad, d.scenario(runLoad, seed, load))
-		if d.dep.Tenancy != deploy.TenancySingle {
-			add(runLoadFault, d.scenario(runLoadFault, seed, load, rt.FaultStalePages))
-		}
-		add(runBurst, d.scenario(runBurst, seed, d.loadWorkload(min(requests, max(2*c, 16)), c, true)))
-		add(runLimits, d.scenario(runLimits, seed, d.limitsWorkload(newRand(seed, "limits"))))
-		if d.dep.Tenancy != deploy.TenancySingle {
-			// The fault paths of (c), exercised on purpose: a cancel storm, and forced
-			// retraction, each with correct semantics and with the fault it concerns.
-			storm := d.cancelStormWorkload(c, requests)
-			add(runStorm, d.scenario(runStorm, seed, storm))
-			add(runStormFault, d.scenario(runStormFault, seed, storm, rt.FaultCancelRace))
-			retract := d.retractionWorkload(c, requests)
-			add(runRetract, forcedRetraction(d.scenario(runRetract, seed, retract)))
-			add(runRetractFault, forcedRetraction(d.scenario(runRetractFault, seed, retract, rt.FaultStalePages)))
-		}
-	case needIsolation:
-		return addProbe(runProbe, nil)
-	case needSaltDropped:
-		return addProbe(runProbeSalt, []rt.Fault{rt.FaultSaltDropped})
+	case needStall:
+		// KV104's claim is about one prompt at the validation limit: the limits script
+		// sends it, under the release's behaviour.
+		p.add(di, runLimits, d.scenario(runLimits, seed, d.limitsWorkload(newRand(seed, "limits"))))
+	case needIsolation, needSaltDropped:
+		// The probe runs under the release's behaviour, salt-dropped included where the
+		// release drops the salt.
+		return addProbe(runProbe)
 	case needOracle:
 		// The probe's cached-token counts are the oracle's direct evidence; the
 		// extraction shows what an attacker makes of them.
-		add(runOracle, d.scenario(runOracle, seed, d.oracleWorkload()))
-		return addProbe(runProbe, nil)
+		p.add(di, runOracle, d.scenario(runOracle, seed, d.oracleWorkload()))
+		return addProbe(runProbe)
 	}
 	return 0
 }
 
 // Names of the runs, as the report shows them.
 const (
-	runLoad         = "declared-load"
-	runLoadFault    = "declared-load/stale-pages"
-	runBurst        = "burst"
-	runLimits       = "limits"
-	runStorm        = "cancel-storm"
-	runStormFault   = "cancel-storm/cancel-race"
-	runRetract      = "forced-retraction"
-	runRetractFault = "forced-retraction/stale-pages"
-	runProbe        = "probe"
-	runProbeSalt    = "probe/salt-dropped"
-	runOracle       = "cache-report-oracle"
+	runLoad      = "declared-load"
+	runLoadStale = "declared-load/stale-pages"
+	runLimits    = "limits"
+	runProbe     = "probe"
+	runOracle    = "cache-report-oracle"
 )
 
 // runJobs runs the planned scenarios, several at once; each run is deterministic on its
@@ -312,21 +372,57 @@ func runJobs(ctx context.Context, jobs []*job, opt Options) error {
 	return nil
 }
 
-func summarize(name string, res *rt.Result) RunSummary {
-	s := res.Summary
-	rs := RunSummary{
-		Name: name, Faults: slices.Clone(res.Faults), Summary: s,
-		SimulatedTokens: s.PrefillTokens + s.DecodeTokens, VirtualMs: s.VirtualUs / 1000,
-	}
-	for _, w := range res.Workers {
-		if w.Role == "decode" {
-			rs.PeakRunning += w.PeakRunning
+// summarize sums a run's seeds.
+func (p *plan) summarize(di int, name string) RunSummary {
+	rs := RunSummary{Name: name, Behaviour: BehaviourEngine, EnginePaths: []rt.Mechanism{}, Seeds: []uint64{}, PerSeed: []rt.Summary{}}
+	for _, res := range p.results(di, name) {
+		if len(res.Faults) > 0 {
+			h := string(res.Faults[0])
+			rs.Behaviour, rs.Hypothesis = BehaviourHypothesis, &h
 		}
-	}
-	if rs.Faults == nil {
-		rs.Faults = []rt.Fault{}
+		rs.EnginePaths = slices.Clone(res.Engine)
+		s := res.Summary
+		rs.Seeds = append(rs.Seeds, res.Seed)
+		rs.PerSeed = append(rs.PerSeed, s)
+		rs.Requests += s.Requests
+		rs.CrossTenantLeaks += s.CrossTenantLeaks
+		rs.LeakingRequests += s.LeakingRequests
+		rs.SimulatedTokens += s.PrefillTokens + s.DecodeTokens
+		rs.VirtualMs = max(rs.VirtualMs, s.VirtualUs/1000)
+		rs.OK += s.OK
+		rs.Rejected += s.Rejected
+		rs.Aborted += s.Aborted
+		rs.TimedOut += s.TimedOut
+		rs.Unfinished += s.Unfinished
+		rs.Retractions += s.Retractions
+		rs.RetractedRequests += s.RetractedRequests
+		rs.PeakRunning = max(rs.PeakRunning, peakRunning(res))
 	}
 	return rs
+}
+
+// peakRunning is the most requests the decode workers ran at one instant.
+func peakRunning(res *rt.Result) int { return res.Summary.PeakRunning }
+
+// isolationProbe reads the HIT-cross test of the deployment's probe, if one ran.
+func (p *plan) isolationProbe(di int, alpha float64) *IsolationProbe {
+	res, _ := p.result(di, runProbe)
+	if res == nil {
+		return nil
+	}
+	t := readProbe(res, alpha).tests[armHitCross]
+	return &IsolationProbe{PValue: t.P, AUC: t.AUC, Significant: t.Significant}
+}
+
+// results are every seed of a deployment's run, in seed order.
+func (p *plan) results(di int, name string) []*rt.Result {
+	var out []*rt.Result
+	for _, j := range p.jobs {
+		if j.dep == di && j.name == name && j.res != nil {
+			out = append(out, j.res)
+		}
+	}
+	return out
 }
 
 // result finds a deployment's run by name.

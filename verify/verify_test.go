@@ -45,7 +45,9 @@ func TestScalingKeepsWhatMatters(t *testing.T) {
 		t.Fatal(why)
 	}
 	sc := d.scaling
-	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 128 || sc.Router != "prefix_aware" || !sc.PrefixCache || d.enforced {
+	// No workload declared: the default's 32 concurrent requests, said so.
+	if sc.Factor != 16 || sc.ScaledContext != 8192 || sc.Concurrency != 32 || sc.ConcurrencySource != "workload (default)" ||
+		sc.Router != "prefix_aware" || !sc.PrefixCache || d.enforced {
 		t.Fatalf("scaling: %+v", sc)
 	}
 	for _, w := range sc.Workers {
@@ -137,8 +139,15 @@ func TestFindingsOutsideTheRuntimeAreNotApplicable(t *testing.T) {
 			t.Errorf("%s: %s %q", flagsOnly.Findings[i].Rule, v.Verdict, v.Evidence.Summary)
 		}
 	}
-	if len(rep.Deployments) != 0 {
-		t.Errorf("flag findings alone ran %d deployments", len(rep.Deployments))
+	// Every deployment the runtime models is still run, findings or not, and says what
+	// it exercised.
+	if len(rep.Deployments) == 0 {
+		t.Error("no deployment was run")
+	}
+	for _, d := range rep.Deployments {
+		if len(d.Runs) == 0 || d.Runs[0].Name != runLoad || d.Runs[0].Requests == 0 || d.Runs[0].PeakRunning == 0 || d.Workload.Source != deploy.WorkloadDefault {
+			t.Errorf("%s: runs %+v, workload %+v", d.Name, d.Runs, d.Workload)
+		}
 	}
 }
 
@@ -150,7 +159,10 @@ func TestProgressCountsEveryRun(t *testing.T) {
 		calls++
 		last, total = done, n
 	}})
-	runs := len(rep.Deployments[0].Runs)
+	runs := 0
+	for _, r := range rep.Deployments[0].Runs {
+		runs += len(r.Seeds)
+	}
 	if calls != runs || last != runs || total != runs {
 		t.Errorf("progress called %d times, last %d/%d; %d runs", calls, last, total, runs)
 	}

@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"fmt"
 	"math/rand/v2"
 
+	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/verify/runtime"
 )
 
@@ -51,23 +53,60 @@ func (d *deployment) scenario(name string, seed uint64, wl runtime.Workload, fau
 	return sc
 }
 
-// loadWorkload is the long-context mix at a concurrency: a closed loop of that many
-// clients, or everything at once for a burst.
-func (d *deployment) loadWorkload(requests, concurrency int, burst bool) runtime.Workload {
-	ws := d.shape()
-	wl := runtime.Workload{
-		Tenants:            tenants(tenantNames...),
-		Requests:           requests,
-		SharedPrefixTokens: ws.shared,
-		PromptTokens:       runtime.IntRange{Min: ws.minPrompt, Max: ws.maxPrompt},
-		MaxTokens:          ws.maxTokens,
-		// More clients than requests change nothing.
-		Arrival: runtime.Arrival{Mode: "closed", Concurrency: max(1, min(concurrency, requests))},
+// maxTenants bounds the tenants a run generates; a declared count above it is run with
+// this many (each still distinct, with its own canary).
+const maxTenants = 64
+
+// tenantsOf names n tenants.
+func tenantsOf(n int) []runtime.Tenant {
+	n = min(max(n, 1), maxTenants)
+	out := make([]runtime.Tenant, n)
+	for i := range out {
+		out[i] = runtime.Tenant{Name: fmt.Sprintf("tenant-%02d", i+1)}
 	}
-	if burst {
-		wl.Arrival = runtime.Arrival{Mode: "burst"}
+	return out
+}
+
+// scaledDist is a declared token distribution in scaled tokens, never below 1.
+func (d *deployment) scaledDist(t deploy.TokenDist) (median, most int) {
+	f := max(d.scaling.Factor, 1)
+	median = max(1, t.Median/f)
+	most = max(median, t.Max/f)
+	return median, most
+}
+
+// declaredWorkload is the deployment's declared traffic at scale: a closed loop of the
+// declared concurrency whose prompts and answers are drawn from the declared
+// distributions, from the declared number of tenants sharing a system prompt. Nothing is
+// drawn up to the context: a pool the traffic never fills is never filled.
+func (d *deployment) declaredWorkload(requests int) runtime.Workload {
+	pm, px := d.scaledDist(d.workload.Prompt)
+	om, ox := d.scaledDist(d.workload.Output)
+	// The runtime's bound on one prompt (runtime/scenario_check.go maxContext).
+	const most = 1 << 20
+	px, ox = min(px, most), min(ox, most)
+	pm, om = min(pm, px), min(om, ox)
+	wl := runtime.Workload{
+		Tenants:            tenantsOf(d.workload.Tenants),
+		Requests:           requests,
+		SharedPrefixTokens: min(d.shape().shared, pm/2),
+		Lengths:            &runtime.Lengths{PromptMedian: pm, PromptMax: px, OutputMedian: om, OutputMax: ox},
+		Arrival:            runtime.Arrival{Mode: "closed", Concurrency: max(1, min(d.scaling.Concurrency, requests))},
 	}
 	return wl
+}
+
+// loadRequests is the number of requests of the declared load: n when given, else four
+// per concurrent request between 200 and 1,000, within the runtime's token budget
+// (runtime maxWorkloadTokens, 2^27).
+func (d *deployment) loadRequests(n int) int {
+	c := d.scaling.Concurrency
+	if n <= 0 {
+		n = min(1000, max(200, 4*c))
+	}
+	_, px := d.scaledDist(d.workload.Prompt)
+	_, ox := d.scaledDist(d.workload.Output)
+	return max(1, min(n, (1<<26)/max(px+ox, 1)))
 }
 
 // Labels of the scripted requests of the limits workload.
@@ -93,50 +132,6 @@ func (d *deployment) limitsWorkload(r *rand.Rand) runtime.Workload {
 			{Label: labelEdge, AtMs: 1, Tenant: tenantNames[1], Prompt: filler(r, edge), MaxTokens: edgeOut},
 			{Label: labelBehind, AtMs: 2, Tenant: tenantNames[2], Prompt: filler(r, min(64, edge)), MaxTokens: 4},
 		},
-	}
-}
-
-// cancelStormWorkload is leakage.md §5.4 item 8: a burst at twice the declared concurrency
-// with 30% of the requests cancelled while their KV is in transfer (the redis-py class);
-// never more requests than the declared load's budget.
-func (d *deployment) cancelStormWorkload(concurrency, budget int) runtime.Workload {
-	ws := d.shape()
-	return runtime.Workload{
-		Tenants:            tenants(tenantNames...),
-		Requests:           min(budget, max(24, 2*concurrency)),
-		SharedPrefixTokens: ws.shared,
-		PromptTokens:       runtime.IntRange{Min: ws.minPrompt, Max: max(ws.minPrompt, d.context/4)},
-		MaxTokens:          min(ws.maxTokens, 32),
-		Arrival:            runtime.Arrival{Mode: "burst"},
-		Cancel:             runtime.Cancel{Fraction: 0.3, Stage: "transfer"},
-	}
-}
-
-// forcedRetractEvery is the forced-retraction knob (SGLANG_TEST_RETRACT's analogue,
-// leakage.md §4): a retraction every this many decode steps, so the retraction path runs
-// even when the load alone never reaches it.
-const forcedRetractEvery = 3
-
-// forcedRetraction returns a copy of the scenario with the knob on every decode worker.
-func forcedRetraction(sc runtime.Scenario) runtime.Scenario {
-	sc.Decode = append([]runtime.Worker(nil), sc.Decode...)
-	for i := range sc.Decode {
-		sc.Decode[i].TestRetractInterval = forcedRetractEvery
-	}
-	return sc
-}
-
-// retractionWorkload is a moderate closed loop whose requests decode long enough for the
-// knob to retract them several times.
-func (d *deployment) retractionWorkload(concurrency, budget int) runtime.Workload {
-	ws := d.shape()
-	return runtime.Workload{
-		Tenants:            tenants(tenantNames...),
-		Requests:           min(budget, max(24, min(120, 3*concurrency))),
-		SharedPrefixTokens: ws.shared,
-		PromptTokens:       runtime.IntRange{Min: ws.minPrompt, Max: max(ws.minPrompt, d.context/4)},
-		MaxTokens:          max(24, min(ws.maxTokens, 64)),
-		Arrival:            runtime.Arrival{Mode: "closed", Concurrency: max(2, min(concurrency, 16))},
 	}
 }
 

@@ -63,16 +63,21 @@ func newVerifyCmd() *cobra.Command {
 	cmd := newCheckCmd()
 	cmd.Use = "verify [PATH...]"
 	cmd.Short = "Check deployment files, then confirm each finding in a miniature runtime configured like the deployment"
-	cmd.Long = `verify runs check, then boots kvlint's miniature prefill/decode runtime once per
-deployment with findings, configured like the deployment and scaled down so a
-run takes seconds (the scaling is printed), and drives multi-tenant workloads
-with canary secrets through it. Each finding is marked confirmed, not
-confirmed, inconclusive or not applicable, with the numbers behind it:
+	cmd.Long = `verify runs check, then boots kvlint's miniature prefill/decode runtime for every
+deployment it can model, with or without findings, configured like the
+deployment and scaled down so a run takes seconds (the scaling is printed). It
+runs the deployment's workload (.kvlint.yaml workload: concurrency,
+prompt_tokens {median, max}, output_tokens {median, max}, tenants; a printed
+default otherwise) over three seeds, with canary secrets, under the engine
+behaviour of the SGLang release the deployment runs: that release's known
+engine paths (cited by file and function) and nothing else. Each finding is
+marked confirmed, not confirmed, inconclusive or not applicable, with the
+numbers behind it:
 
-  capacity findings (KV101, KV102, KV104, KV205): near-limit long contexts at
-    the declared concurrency, a burst, the validation edge; pressure counted
-    with correct semantics, and the responses that cross tenants if the
-    eviction path misbehaves as in the incident (fault model stale-pages);
+  capacity findings (KV101, KV102, KV104, KV205): confirmed only when the
+    declared traffic makes the pool turn requests away or disturb them; the
+    same load under the hypothesis stale-pages (a retraction use-after-free
+    no engine is known to have) is reported beside it and never confirms;
   isolation findings (KV301, KV304): the prompt-caching audit's probe, 250
     samples per arm (HIT-cross, HIT-same, MISS, A/A), a one-sided two-sample
     Kolmogorov-Smirnov test on time to first token plus AUC at family-wise

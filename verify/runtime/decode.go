@@ -76,6 +76,15 @@ func (w *decodeWorker) setState(r *request, st dstate) {
 	if st == dTransfer {
 		w.inTransfer++
 	}
+	// The deployment's running requests, at one instant over every decode worker: a sum
+	// of each worker's own peak would add peaks reached at different times.
+	if r.dState == dRunning && st != dRunning {
+		w.s.running--
+	}
+	if st == dRunning && r.dState != dRunning {
+		w.s.running++
+		w.s.peakRunning = max(w.s.peakRunning, w.s.running)
+	}
 	r.dState = st
 }
 
@@ -402,8 +411,15 @@ func (w *decodeWorker) landed(x *transfer) {
 		}
 		return
 	}
-	// The slot changed hands while the transfer was in flight (cancel-race): whoever
-	// holds it now and waits for its own KV takes this signal, and this first token.
+	// The slot changed hands while the transfer was in flight (release-in-flight). Before
+	// PR #17430 whoever holds it now and waits for its own KV takes this signal, and this
+	// first token; since then the slot's bootstrap_room is compared with the holder's and
+	// a mismatch aborts the holder (disaggregation/decode.py _commit_transfer_to_req).
+	if holder != nil && holder.dState == dTransfer && !holder.done && !w.s.faults.uncheckedRoom {
+		w.s.logf(w.name, "Context corruption detected: Request %s (bootstrap_room=%d) received metadata from bootstrap_room=%d", holder.rid, holder.room, r.room)
+		w.s.drop(holder, "aborted", 500, "Metadata corruption detected - bootstrap_room mismatch")
+		return
+	}
 	if holder != nil && holder.dState == dTransfer && !holder.done {
 		holder.firstToken = x.firstToken
 		holder.notes = append(holder.notes, fmt.Sprintf("took the KV transfer of request %d for its own", r.id))
@@ -428,7 +444,8 @@ func (w *decodeWorker) release(r *request) {
 }
 
 // drop removes a request that ends early. With its transfer in flight, a healthy decode
-// keeps the slot and pages until the transfer lands; under cancel-race it lets go at once.
+// keeps the slot and pages until the transfer lands; on a release with release-in-flight
+// it lets go at once.
 func (w *decodeWorker) drop(r *request) {
 	remove := func(q []*request) []*request {
 		return slices.DeleteFunc(q, func(x *request) bool { return x == r })
@@ -440,7 +457,7 @@ func (w *decodeWorker) drop(r *request) {
 		w.kick() // the queue's head may have changed
 		return
 	case dTransfer:
-		if r.pState == pTransfer && !w.s.faults.cancelRace {
+		if r.pState == pTransfer && !w.s.faults.releaseInFlight {
 			r.releaseLand = true
 			return
 		}

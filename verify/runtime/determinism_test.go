@@ -17,7 +17,8 @@ func busy(seed uint64) Scenario {
 			EvictionPolicy: "lfu"}},
 		Decode: []Worker{{PoolTokens: 6144, PageSize: 16, ContextLength: 4096, MaxRunningRequests: 8,
 			TestRetractInterval: 7}},
-		Faults: []Fault{FaultStalePages, FaultCancelRace},
+		Faults: []Fault{FaultStalePages},
+		Engine: []Mechanism{MechReleaseInFlight, MechUncheckedRoom},
 		Workload: Workload{
 			Tenants:            append(threeTenants(), Tenant{Name: "mallory", Weight: new(int)}),
 			Requests:           150,

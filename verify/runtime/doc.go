@@ -30,9 +30,11 @@
 //     _get_decode_retraction_order (abort of the last request from PR #19881);
 //   - the router's bootstrap room: sglang_router mini_lb.py.
 //
-// Fault models (FaultStalePages, FaultCancelRace, FaultSaltDropped) are explicit and off
-// by default; each is named after a real failure class and only changes the path it names,
-// so a configuration that never reaches that path shows no effect with the fault on.
+// Engine paths (Mechanism: abort-still-transfers, release-in-flight,
+// unchecked-bootstrap-room, salt-dropped) are known bugs of SGLang releases; the caller
+// names those of the release it models. Hypotheses (Fault: stale-pages) are mechanisms no
+// engine is known to have, run only on request. Both are off by default and only change
+// the path they name, so a configuration that never reaches that path shows no effect.
 //
 // Not modelled: colocated (non-PD) serving, the hierarchical cache tiers (HiCache, L3
 // stores), a radix cache on the decode side, speculative decoding, the overlap scheduler,

@@ -54,6 +54,20 @@ func secretPrompt(r *rand.Rand, shared []byte, canary string, n int) []byte {
 	return p
 }
 
+// z99 is the standard normal's 99th percentile.
+const z99 = 2.3263478740408408
+
+// logNormal draws a length with the given median whose 99th percentile is max, clipped to
+// [1, max].
+func logNormal(r *rand.Rand, median, most int) int {
+	if most <= median {
+		return median
+	}
+	sigma := math.Log(float64(most)/float64(median)) / z99
+	n := int(math.Round(float64(median) * math.Exp(sigma*r.NormFloat64())))
+	return min(most, max(1, n))
+}
+
 func (d *driver) pickTenant() int {
 	total := 0
 	for _, t := range d.wl.Tenants {
@@ -74,9 +88,15 @@ func (d *driver) plan() {
 	wl := d.wl
 	for i := 0; i < wl.Requests; i++ {
 		t := d.pickTenant()
-		n := wl.PromptTokens.Min + d.rng.IntN(wl.PromptTokens.Max-wl.PromptTokens.Min+1)
+		n, maxNew := 0, wl.MaxTokens
+		if l := wl.Lengths; l != nil {
+			n = logNormal(d.rng, l.PromptMedian, l.PromptMax)
+			maxNew = logNormal(d.rng, l.OutputMedian, l.OutputMax)
+		} else {
+			n = wl.PromptTokens.Min + d.rng.IntN(wl.PromptTokens.Max-wl.PromptTokens.Min+1)
+		}
 		ten := d.s.tenants[t]
-		r := d.s.newRequest("generated", "", t, secretPrompt(d.rng, d.shared, ten.canary, n), wl.MaxTokens, ten.salt)
+		r := d.s.newRequest("generated", "", t, secretPrompt(d.rng, d.shared, ten.canary, n), maxNew, ten.salt)
 		if wl.Cancel.Fraction > 0 && d.rng.Float64() < wl.Cancel.Fraction {
 			d.cancels[r.id] = wl.Cancel.Stage
 		}

@@ -2,62 +2,81 @@ package runtime
 
 import "slices"
 
-// Fault names a fault model. Each one is a real failure class, switched on explicitly; a
-// healthy runtime has none. A fault only changes behaviour on the path it names, so a
-// configuration that never reaches that path shows no effect even with the fault on.
+// Mechanism names an engine code path that misdelivers under a condition the
+// runtime can reach. A healthy runtime runs none. Which mechanisms a deployment runs is
+// decided by the engine release it runs (verify's release table, each entry citing the
+// engine source that has the path and the change that fixed it): they are part of a
+// release's behaviour, not knobs. A mechanism only changes behaviour on the path it
+// names, so a workload that never reaches the path shows no effect.
+type Mechanism string
+
+const (
+	// MechAbortStillTransfers: the prefill scheduler aborts a prompt longer than its
+	// max_req_input_len with set_finish_with_abort, which truncates the input to one
+	// token, and still queues it for bootstrap and transfer
+	// (managers/scheduler.py handle_generate_request → _add_request_to_queue); the decode
+	// side, which validated the whole prompt and pre-allocated pages for it, generates
+	// from pages nobody wrote (sglang#30233; PR #34208: decode "may even return results
+	// that belong to other requests").
+	MechAbortStillTransfers Mechanism = "abort-still-transfers"
+	// MechReleaseInFlight: a decode request that ends while its KV transfer is in flight
+	// releases its pages and metadata slot at once (disaggregation/decode.py
+	// pop_transferred → release_kv_cache); the late write lands in pages that now belong
+	// to another request (PR #35049 defers the release).
+	MechReleaseInFlight Mechanism = "release-in-flight"
+	// MechUncheckedRoom: the decode side takes whatever metadata lands in a request's
+	// slot for its own, first token included. Since PR #17430 it compares the slot's
+	// bootstrap_room with the request's and aborts on a mismatch
+	// (disaggregation/decode.py _commit_transfer_to_req).
+	MechUncheckedRoom Mechanism = "unchecked-bootstrap-room"
+	// MechSaltDropped: the isolation key (cache_salt / extra_key) never reaches the
+	// scheduler's Req, so the radix cache has one namespace (sglang#23300: the scheduler
+	// built Req without extra_key).
+	MechSaltDropped Mechanism = "salt-dropped"
+)
+
+func mechanismNames() []string {
+	return []string{string(MechAbortStillTransfers), string(MechReleaseInFlight), string(MechUncheckedRoom), string(MechSaltDropped)}
+}
+
+func (m Mechanism) known() bool { return slices.Contains(mechanismNames(), string(m)) }
+
+// Fault names a hypothesis: a mechanism nobody has shown in an engine, run on purpose to
+// see what it would do. A run with a fault is never the engine's behaviour.
 type Fault string
 
 const (
-	// FaultStalePages: pages are freed or reassigned under memory pressure while a
-	// request's page table still points at them — the class of the public incident (a PD
-	// deployment whose pool was smaller than its context window leaked responses across
-	// tenants). Two pressure paths misbehave:
-	//   - decode retraction frees the retracted request's pages without offloading its KV
-	//     and keeps its page table; on resume it reads whatever now lives there (healthy:
-	//     disaggregation/decode.py offloads to host and reloads, resume_retracted_reqs);
-	//   - a prefill abort for an over-long input still signals the transfer as done, so the
-	//     decode generates from pre-allocated pages nobody wrote (sglang#30233).
+	// FaultStalePages: decode retraction frees the retracted request's pages without
+	// offloading its KV and keeps its page table; on resume it reads whatever now lives
+	// there. This is how the incident's report described its eviction path; SGLang's PD
+	// decode offloads to host and reloads instead (disaggregation/decode.py,
+	// resume_retracted_reqs), so it is a hypothesis.
 	FaultStalePages Fault = "stale-pages"
-	// FaultCancelRace: a request cancelled while its KV transfer is in flight releases its
-	// decode slot and pages at once; the late transfer then lands in pages and on a slot
-	// that now belong to another request, which takes it for its own. This is the
-	// redis-py class behind the ChatGPT incident of 20 March 2023 (leakage.md §3): a
-	// response popped by the next user of a pooled connection.
-	FaultCancelRace Fault = "cancel-race"
-	// FaultSaltDropped: the isolation key (cache_salt / extra_key) never reaches the
-	// prefix cache, so every tenant shares one namespace — sglang#23300's class ("Cache
-	// salt isn't working because the extra keys didn't get passed to scheduler").
-	FaultSaltDropped Fault = "salt-dropped"
 )
 
-// FaultReference returns the public reference a fault is named after.
+// FaultReference returns what a hypothesis is named after.
 func FaultReference(f Fault) string {
-	switch f {
-	case FaultStalePages:
-		return "KV pool smaller than the context window in a PD multi-tenant deployment (the incident); https://github.com/sgl-project/sglang/issues/30233"
-	case FaultCancelRace:
-		return "https://openai.com/index/march-20-chatgpt-outage/ (redis-py asyncio cancellation, redis-py#2624)"
-	case FaultSaltDropped:
-		return "https://github.com/sgl-project/sglang/pull/23300"
+	if f == FaultStalePages {
+		return "the incident's report of its eviction path (not shown in SGLang, which offloads retracted requests' KV and reloads it)"
 	}
 	return ""
 }
 
-func faultNames() []string {
-	return []string{string(FaultStalePages), string(FaultCancelRace), string(FaultSaltDropped)}
-}
+func faultNames() []string { return []string{string(FaultStalePages)} }
 
 func (f Fault) known() bool { return slices.Contains(faultNames(), string(f)) }
 
-// faultSet is the switched-on faults, looked up on the hot path.
+// faultSet is the mechanisms and hypotheses switched on, looked up on the hot path.
 type faultSet struct {
-	stalePages, cancelRace, saltDropped bool
+	stalePages, abortTransfers, releaseInFlight, uncheckedRoom, saltDropped bool
 }
 
-func newFaultSet(fs []Fault) faultSet {
+func newFaultSet(fs []Fault, ms []Mechanism) faultSet {
 	return faultSet{
-		stalePages:  slices.Contains(fs, FaultStalePages),
-		cancelRace:  slices.Contains(fs, FaultCancelRace),
-		saltDropped: slices.Contains(fs, FaultSaltDropped),
+		stalePages:      slices.Contains(fs, FaultStalePages),
+		abortTransfers:  slices.Contains(ms, MechAbortStillTransfers),
+		releaseInFlight: slices.Contains(ms, MechReleaseInFlight),
+		uncheckedRoom:   slices.Contains(ms, MechUncheckedRoom),
+		saltDropped:     slices.Contains(ms, MechSaltDropped),
 	}
 }

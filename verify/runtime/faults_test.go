@@ -1,19 +1,25 @@
 package runtime
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func threeTenants() []Tenant {
 	return []Tenant{{Name: "acme", CacheSalt: "acme"}, {Name: "globex", CacheSalt: "globex"}, {Name: "initech", CacheSalt: "initech"}}
 }
 
-// faultCases are workloads that reach each fault's path. Each must leak with its fault
-// on and deliver nothing foreign with it off.
+// faultCases are workloads that reach each path, a hypothesis (fault) or an engine
+// release's mechanisms. Each must leak with its path on and deliver nothing foreign with
+// it off.
 var faultCases = []struct {
-	name  string
-	fault Fault
-	sc    func() Scenario
+	name   string
+	fault  Fault
+	engine []Mechanism
+	sc     func() Scenario
 }{
-	{"stale pages after retraction", FaultStalePages, func() Scenario {
+	{"stale pages after retraction", FaultStalePages, nil, func() Scenario {
 		// Long outputs outgrow the 512 reserved tokens: decode retracts under pressure.
 		return Scenario{
 			Name: "retract", Seed: 1,
@@ -23,7 +29,7 @@ var faultCases = []struct {
 				PromptTokens: IntRange{200, 600}, MaxTokens: 600, Arrival: Arrival{Mode: "closed", Concurrency: 8}},
 		}
 	}},
-	{"stale pages after a prefill abort (sglang#30233)", FaultStalePages, func() Scenario {
+	{"a prefill abort still transfers (sglang#30233)", "", []Mechanism{MechAbortStillTransfers}, func() Scenario {
 		// The prefill pool rejects inputs the larger decode pool accepts.
 		return Scenario{
 			Name: "abort", Seed: 2,
@@ -33,7 +39,7 @@ var faultCases = []struct {
 				PromptTokens: IntRange{500, 3000}, MaxTokens: 64, Arrival: Arrival{Mode: "closed", Concurrency: 8}},
 		}
 	}},
-	{"cancel storm during KV transfer", FaultCancelRace, func() Scenario {
+	{"cancel storm during KV transfer, before PR #17430", "", []Mechanism{MechReleaseInFlight, MechUncheckedRoom}, func() Scenario {
 		// A burst with 30% cancelled mid-transfer, on a prefill-bound deployment whose
 		// decode slots run out before its pool does.
 		return Scenario{
@@ -46,7 +52,7 @@ var faultCases = []struct {
 				Cancel: Cancel{Fraction: 0.3, Stage: "transfer"}},
 		}
 	}},
-	{"salt never reaches the cache", FaultSaltDropped, func() Scenario {
+	{"salt never reaches the cache", "", []Mechanism{MechSaltDropped}, func() Scenario {
 		// Tenants salt their requests; an attacker reads the victim's canary out of the
 		// shared cache through cached_tokens.
 		return Scenario{
@@ -70,17 +76,20 @@ func TestEachFaultLeaksOnlyWhenSwitchedOn(t *testing.T) {
 				t.Fatalf("without the fault: %d leaks, %d incorrect outputs; want 0 and 0", healthy.CrossTenantLeaks, healthy.IncorrectOutputs)
 			}
 			sc := tc.sc()
-			sc.Faults = []Fault{tc.fault}
+			if tc.fault != "" {
+				sc.Faults = []Fault{tc.fault}
+			}
+			sc.Engine = tc.engine
 			res := mustRun(t, sc)
 			if res.Summary.CrossTenantLeaks == 0 {
-				t.Fatalf("with %s: no cross-tenant canary delivered (%+v)", tc.fault, res.Summary)
+				t.Fatalf("with %s%v: no cross-tenant canary delivered (%+v)", tc.fault, tc.engine, res.Summary)
 			}
 			for _, l := range res.Leaks {
 				if l.Receiver == l.Owner {
 					t.Fatalf("a tenant's own canary counted as a leak: %+v", l)
 				}
 			}
-			t.Logf("%s: %d leaks over %d requests", tc.fault, res.Summary.CrossTenantLeaks, res.Summary.Requests)
+			t.Logf("%s%v: %d leaks over %d requests", tc.fault, tc.engine, res.Summary.CrossTenantLeaks, res.Summary.Requests)
 		})
 	}
 }
@@ -91,7 +100,7 @@ func TestSaltDroppedExtractionNeedsTheFault(t *testing.T) {
 	if clean.Extraction == nil || clean.Extraction.Success || clean.Extraction.Recovered != "" {
 		t.Fatalf("with the salt honoured the attacker recovered %+v", clean.Extraction)
 	}
-	sc.Faults = []Fault{FaultSaltDropped}
+	sc.Engine = []Mechanism{MechSaltDropped}
 	leaky := mustRun(t, sc)
 	if leaky.Extraction == nil || !leaky.Extraction.Success {
 		t.Fatalf("with the salt dropped the attacker failed: %+v", leaky.Extraction)
@@ -139,8 +148,9 @@ func TestHealthyScenarioDeliversNothingForeign(t *testing.T) {
 	if s.OK != s.Requests || s.CrossTenantLeaks != 0 || s.ForeignReadPages != 0 || s.IncorrectOutputs != 0 || s.Retractions != 0 {
 		t.Fatalf("healthy scenario: %+v", s)
 	}
-	// Every fault on: none of their paths is reached, so still nothing leaks.
-	sc.Faults = []Fault{FaultStalePages, FaultCancelRace, FaultSaltDropped}
+	// Every path on: none is reached, so still nothing leaks.
+	sc.Faults = []Fault{FaultStalePages}
+	sc.Engine = []Mechanism{MechAbortStillTransfers, MechReleaseInFlight, MechUncheckedRoom}
 	if s := mustRun(t, sc).Summary; s.CrossTenantLeaks != 0 || s.Retractions != 0 || s.IncorrectOutputs != 0 {
 		t.Fatalf("healthy scenario with every fault on: %+v", s)
 	}
@@ -152,7 +162,73 @@ func TestFaultReferences(t *testing.T) {
 			t.Errorf("fault %s has no reference", f)
 		}
 	}
-	if Fault("stale").known() {
-		t.Error("an unknown fault name was accepted")
+	if Fault("stale").known() || Fault("salt-dropped").known() {
+		t.Error("an unknown fault name was accepted (an engine path is not a fault)")
+	}
+}
+
+// TestRoomCheckTurnsAMisdeliveryIntoAnAbort: with pages released while the transfer is
+// in flight, a release without PR #17430 hands the late first token to whoever holds the
+// slot; with the check the holder is aborted instead, and no first token crosses.
+func TestRoomCheckTurnsAMisdeliveryIntoAnAbort(t *testing.T) {
+	sc := faultCases[2].sc()
+	sc.Engine = []Mechanism{MechReleaseInFlight, MechUncheckedRoom}
+	unchecked := mustRun(t, sc)
+	sc = faultCases[2].sc()
+	sc.Engine = []Mechanism{MechReleaseInFlight}
+	checked := mustRun(t, sc)
+	took := func(res *Result) int {
+		n := 0
+		for _, r := range res.Requests {
+			for _, note := range r.Notes {
+				if strings.Contains(note, "took the KV transfer") {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if took(unchecked) == 0 {
+		t.Fatal("without the room check no request took another's transfer")
+	}
+	if took(checked) != 0 {
+		t.Fatalf("with the room check %d requests took another's transfer", took(checked))
+	}
+	aborted := 0
+	for _, r := range checked.Requests {
+		if strings.Contains(r.Error, "bootstrap_room mismatch") {
+			aborted++
+		}
+	}
+	if aborted == 0 {
+		t.Fatal("with the room check no mismatch was detected")
+	}
+}
+
+// TestLengthsFollowTheDeclaredDistribution: lengths sit around the median and never pass
+// the maximum.
+func TestLengthsFollowTheDeclaredDistribution(t *testing.T) {
+	sc := Scenario{
+		Name: "lengths", Seed: 9,
+		Prefill: []Worker{{PoolTokens: 65536, PageSize: 16, ContextLength: 8192}},
+		Decode:  []Worker{{PoolTokens: 65536, PageSize: 16, ContextLength: 8192, MaxRunningRequests: 64}},
+		Workload: Workload{Tenants: threeTenants(), Requests: 400, SharedPrefixTokens: 32,
+			Lengths: &Lengths{PromptMedian: 500, PromptMax: 2000, OutputMedian: 20, OutputMax: 60},
+			Arrival: Arrival{Mode: "closed", Concurrency: 16}},
+	}
+	res := mustRun(t, sc)
+	var prompts []int
+	for _, r := range res.Requests {
+		if r.PromptTokens > 2000 || r.MaxTokens > 60 {
+			t.Fatalf("a request above the maximum: %d prompt, %d max_tokens", r.PromptTokens, r.MaxTokens)
+		}
+		prompts = append(prompts, r.PromptTokens)
+	}
+	slices.Sort(prompts)
+	if med := prompts[len(prompts)/2]; med < 400 || med > 625 {
+		t.Errorf("median prompt %d, want about 500", med)
+	}
+	if prompts[len(prompts)-1] < 1200 {
+		t.Errorf("longest prompt %d: the tail towards the maximum is missing", prompts[len(prompts)-1])
 	}
 }

@@ -11,15 +11,15 @@ func TestRadixIsolationWithPairedPositiveControl(t *testing.T) {
 		name      string
 		isolation string
 		radixOff  bool
-		faults    []Fault
+		engine    []Mechanism
 		same      bool // the victim's repeat hits (positive control)
 		cross     bool // another tenant's identical prompt hits
 	}{
 		{"cache_salt honoured", "cache_salt", false, nil, true, false},
 		{"key derived from the tenant", "tenant", false, nil, true, false},
 		{"no isolation key", "none", false, nil, true, true},
-		{"salt dropped before the cache", "cache_salt", false, []Fault{FaultSaltDropped}, true, true},
-		{"tenant key dropped before the cache", "tenant", false, []Fault{FaultSaltDropped}, true, true},
+		{"salt dropped before the cache", "cache_salt", false, []Mechanism{MechSaltDropped}, true, true},
+		{"tenant key dropped before the cache", "tenant", false, []Mechanism{MechSaltDropped}, true, true},
 		{"prefix cache off", "cache_salt", true, nil, false, false},
 	}
 	for _, tc := range cases {
@@ -30,7 +30,7 @@ func TestRadixIsolationWithPairedPositiveControl(t *testing.T) {
 				off := false
 				sc.Prefill[0].RadixCache = &off
 			}
-			sc.Faults = tc.faults
+			sc.Engine = tc.engine
 			sc.Workload.Script = []ScriptedRequest{
 				{Label: "victim", Tenant: "acme", Prompt: prompt, MaxTokens: 4},
 				{Label: "hit-same", AtMs: 1000, Tenant: "acme", Prompt: prompt, MaxTokens: 4},

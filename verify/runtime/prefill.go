@@ -47,8 +47,8 @@ func newPrefillWorker(s *sim, idx int, name string, cfg Worker) *prefillWorker {
 
 // namespace is the isolation key this worker's cache files a request under. SGLang joins
 // cache_salt and extra_key into RadixKey.extra_key (serving_base.py _compute_extra_key);
-// "tenant" models a deployment that derives it from the authenticated tenant. With
-// salt-dropped the key never reaches the cache (sglang#23300).
+// "tenant" models a deployment that derives it from the authenticated tenant. On a
+// release with salt-dropped the key never reaches the cache (sglang#23300).
 func (w *prefillWorker) namespace(r *request) string {
 	if w.s.faults.saltDropped {
 		return ""
@@ -64,10 +64,10 @@ func (w *prefillWorker) namespace(r *request) string {
 
 func (w *prefillWorker) schedulerCheck(r *request) string { return schedulerInputCheck(w.cfg, r) }
 
-// add queues a request for bootstrap. abortMsg is set when the scheduler rejected it and
-// the stale-pages fault is on: like sglang#30233, the abort truncates the input to one
-// token (schedule_batch.py set_finish_with_abort) and the request still goes through the
-// transfer, which the decode side takes for the whole prompt.
+// add queues a request for bootstrap. abortMsg is set when the scheduler rejected it on a
+// release with abort-still-transfers: as in sglang#30233, the abort truncates the input
+// to one token (schedule_batch.py set_finish_with_abort) and the request still goes
+// through the transfer, which the decode side takes for the whole prompt.
 func (w *prefillWorker) add(r *request, abortMsg string) {
 	r.pPrompt = r.prompt
 	if abortMsg != "" {

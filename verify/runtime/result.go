@@ -5,6 +5,7 @@ package runtime
 type Result struct {
 	Scenario           string          `json:"scenario"`
 	Seed               uint64          `json:"seed"`
+	Engine             []Mechanism     `json:"engine_paths"`
 	Faults             []Fault         `json:"faults"`
 	SharedPrefixTokens int             `json:"shared_prefix_tokens"`
 	Summary            Summary         `json:"summary"`
@@ -26,24 +27,26 @@ type Summary struct {
 	Failed     int `json:"failed"`
 	Unfinished int `json:"unfinished"`
 	// Clipped counts requests whose max_tokens the scheduler silently lowered.
-	Clipped            int   `json:"clipped"`
-	Retractions        int   `json:"retractions"`
-	RetractedRequests  int   `json:"retracted_requests"`
-	Evictions          int   `json:"evictions"`
-	EvictedTokens      int   `json:"evicted_tokens"`
-	CrossTenantLeaks   int   `json:"cross_tenant_leaks"`
-	LeakingRequests    int   `json:"leaking_requests"`
-	ForeignReadPages   int   `json:"foreign_read_pages"`
-	ForeignReadReqs    int   `json:"foreign_read_requests"`
-	IncorrectOutputs   int   `json:"incorrect_outputs"`
-	PrefillTokens      int64 `json:"prefill_tokens"`
-	CachedTokens       int64 `json:"cached_tokens"`
-	DecodeTokens       int64 `json:"decode_tokens"`
-	VirtualUs          int64 `json:"virtual_us"`
-	TTFTP50Us          int64 `json:"ttft_p50_us"`
-	TTFTP99Us          int64 `json:"ttft_p99_us"`
-	MaxRunning         int   `json:"max_running"`
-	StoppedAtTimeLimit bool  `json:"stopped_at_time_limit"`
+	Clipped           int   `json:"clipped"`
+	Retractions       int   `json:"retractions"`
+	RetractedRequests int   `json:"retracted_requests"`
+	Evictions         int   `json:"evictions"`
+	EvictedTokens     int   `json:"evicted_tokens"`
+	CrossTenantLeaks  int   `json:"cross_tenant_leaks"`
+	LeakingRequests   int   `json:"leaking_requests"`
+	ForeignReadPages  int   `json:"foreign_read_pages"`
+	ForeignReadReqs   int   `json:"foreign_read_requests"`
+	IncorrectOutputs  int   `json:"incorrect_outputs"`
+	PrefillTokens     int64 `json:"prefill_tokens"`
+	CachedTokens      int64 `json:"cached_tokens"`
+	DecodeTokens      int64 `json:"decode_tokens"`
+	VirtualUs         int64 `json:"virtual_us"`
+	TTFTP50Us         int64 `json:"ttft_p50_us"`
+	TTFTP99Us         int64 `json:"ttft_p99_us"`
+	MaxRunning        int   `json:"max_running"`
+	// PeakRunning is the most requests running at once over every decode worker.
+	PeakRunning        int  `json:"peak_running"`
+	StoppedAtTimeLimit bool `json:"stopped_at_time_limit"`
 }
 
 // WorkerStats describes one worker after the run.

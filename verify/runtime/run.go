@@ -28,10 +28,14 @@ func (s *sim) result() *Result {
 		Scenario:           s.sc.Name,
 		Seed:               s.sc.Seed,
 		Faults:             slices.Clone(s.sc.Faults),
+		Engine:             slices.Clone(s.sc.Engine),
 		SharedPrefixTokens: s.sc.Workload.SharedPrefixTokens,
 		Leaks:              slices.Clone(s.leaks),
 		Log:                slices.Clone(s.log),
 		Requests:           make([]RequestRecord, 0, len(s.reqs)),
+	}
+	if res.Engine == nil {
+		res.Engine = []Mechanism{}
 	}
 	if res.Faults == nil {
 		res.Faults = []Fault{}
@@ -119,6 +123,7 @@ func (s *sim) result() *Result {
 		sum.Retractions += w.retractions
 		sum.DecodeTokens += w.decoded
 		sum.MaxRunning = max(sum.MaxRunning, w.peakRunning)
+		sum.PeakRunning = s.peakRunning
 		res.Workers = append(res.Workers, ws)
 	}
 	sum.VirtualUs = s.clock.last

@@ -11,7 +11,11 @@ type Scenario struct {
 	Decode   []Worker     `yaml:"decode" json:"decode"`
 	Timing   Timing       `yaml:"timing" json:"timing"`
 	Workload Workload     `yaml:"workload" json:"workload"`
-	// Faults names the fault models to switch on (stale-pages, cancel-race, salt-dropped).
+	// Engine names the engine paths of the release being modelled (abort-still-transfers,
+	// release-in-flight, unchecked-bootstrap-room, salt-dropped): its known bugs.
+	Engine []Mechanism `yaml:"engine_paths" json:"engine_paths"`
+	// Faults names the hypotheses to run (stale-pages): mechanisms no engine is known
+	// to have.
 	Faults []Fault `yaml:"faults" json:"faults"`
 	// MaxVirtualSeconds stops a run that has not finished by then; requests still in
 	// flight end with outcome "unfinished" (a livelock shows up here). Default 3600.
@@ -96,8 +100,11 @@ type Workload struct {
 	SharedPrefixTokens int      `yaml:"shared_prefix_tokens" json:"shared_prefix_tokens"`
 	PromptTokens       IntRange `yaml:"prompt_tokens" json:"prompt_tokens"`
 	MaxTokens          int      `yaml:"max_tokens" json:"max_tokens"`
-	Arrival            Arrival  `yaml:"arrival" json:"arrival"`
-	Cancel             Cancel   `yaml:"cancel" json:"cancel"`
+	// Lengths, when set, draws each generated request's prompt and max_tokens around a
+	// median up to a maximum, instead of PromptTokens and MaxTokens.
+	Lengths *Lengths `yaml:"lengths" json:"lengths"`
+	Arrival Arrival  `yaml:"arrival" json:"arrival"`
+	Cancel  Cancel   `yaml:"cancel" json:"cancel"`
 	// Script lists exact requests, sent in addition to the generated ones.
 	Script     []ScriptedRequest `yaml:"script" json:"script"`
 	Extraction *Extraction       `yaml:"extraction" json:"extraction"`
@@ -114,6 +121,16 @@ type Tenant struct {
 	// Weight is this tenant's share of the generated requests (default 1; 0 sends none,
 	// for a tenant that only probes).
 	Weight *int `yaml:"weight" json:"weight"`
+}
+
+// Lengths are the medians and maxima of prompt and output lengths. A length is drawn from
+// a log-normal distribution with that median whose 99th percentile is the maximum, and
+// never above the maximum: most requests are near the median, a few are long.
+type Lengths struct {
+	PromptMedian int `yaml:"prompt_median" json:"prompt_median"`
+	PromptMax    int `yaml:"prompt_max" json:"prompt_max"`
+	OutputMedian int `yaml:"output_median" json:"output_median"`
+	OutputMax    int `yaml:"output_max" json:"output_max"`
 }
 
 // IntRange is an inclusive range of integers.

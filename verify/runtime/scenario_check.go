@@ -123,6 +123,16 @@ func (s Scenario) withDefaults() (Scenario, *ScenarioError) {
 		}
 		seen[f] = true
 	}
+	seenM := map[Mechanism]bool{}
+	for i, m := range out.Engine {
+		if !m.known() {
+			return out, problem(fmt.Sprintf("engine_paths[%d]", i), "unknown engine path %q (known: %s)", m, strings.Join(mechanismNames(), ", "))
+		}
+		if seenM[m] {
+			return out, problem(fmt.Sprintf("engine_paths[%d]", i), "engine path %q listed twice", m)
+		}
+		seenM[m] = true
+	}
 	wl, e := out.Workload.withDefaults(out.Seed)
 	if e != nil {
 		return out, e

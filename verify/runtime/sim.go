@@ -16,23 +16,26 @@ const (
 // sim is one runtime instance: workers, router, clock and the requests it has seen. It is
 // single-threaded; Serve feeds it from one goroutine.
 type sim struct {
-	sc        Scenario
-	faults    faultSet
-	clock     clock
-	jitter    float64
-	router    *router
-	prefills  []*prefillWorker
-	decodes   []*decodeWorker
-	tenants   []tenantInfo
-	tenantIx  map[string]int
-	reqs      []*request
-	log       []LogLine
-	finishSeq int
-	handshake map[[2]int]string
-	stageHook func(*request, string)
-	leaks     []Leak
-	stopped   bool
-	inflight  int // arrived and not finished
+	sc Scenario
+	// running and peakRunning count the requests decoding now and at most, over every
+	// decode worker.
+	running, peakRunning int
+	faults               faultSet
+	clock                clock
+	jitter               float64
+	router               *router
+	prefills             []*prefillWorker
+	decodes              []*decodeWorker
+	tenants              []tenantInfo
+	tenantIx             map[string]int
+	reqs                 []*request
+	log                  []LogLine
+	finishSeq            int
+	handshake            map[[2]int]string
+	stageHook            func(*request, string)
+	leaks                []Leak
+	stopped              bool
+	inflight             int // arrived and not finished
 }
 
 type tenantInfo struct {
@@ -43,7 +46,7 @@ type tenantInfo struct {
 func newSim(sc Scenario) *sim {
 	s := &sim{
 		sc:        sc,
-		faults:    newFaultSet(sc.Faults),
+		faults:    newFaultSet(sc.Faults, sc.Engine),
 		jitter:    *sc.Timing.Jitter,
 		tenantIx:  map[string]int{},
 		handshake: map[[2]int]string{},
@@ -165,7 +168,7 @@ func (s *sim) dispatch(r *request) {
 		}
 	}
 	prefillMsg := pw.schedulerCheck(r)
-	if prefillMsg != "" && !s.faults.stalePages {
+	if prefillMsg != "" && !s.faults.abortTransfers {
 		s.finish(r, "rejected", 400, prefillMsg)
 		return
 	}

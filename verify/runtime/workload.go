@@ -79,9 +79,21 @@ func (w Workload) withDefaults(seed uint64) (Workload, *ScenarioError) {
 	if out.MaxTokens < 1 || out.MaxTokens > maxContext {
 		return out, problem("workload.max_tokens", "must be between 1 and %d, got %d", maxContext, out.MaxTokens)
 	}
+	promptMax, outputMax := out.PromptTokens.Max, out.MaxTokens
+	if l := out.Lengths; l != nil {
+		if l.PromptMedian < 1 || l.PromptMax < l.PromptMedian || l.PromptMax > maxContext {
+			return out, problem("workload.lengths", "need 1 <= prompt_median <= prompt_max <= %d, got %d, %d", maxContext, l.PromptMedian, l.PromptMax)
+		}
+		if l.OutputMedian < 1 || l.OutputMax < l.OutputMedian || l.OutputMax > maxContext {
+			return out, problem("workload.lengths", "need 1 <= output_median <= output_max <= %d, got %d, %d", maxContext, l.OutputMedian, l.OutputMax)
+		}
+		cp := *l
+		out.Lengths = &cp
+		promptMax, outputMax = l.PromptMax, l.OutputMax
+	}
 	// Prompts are generated up front and outputs are kept: bound both.
-	if int64(out.Requests)*int64(out.PromptTokens.Max+out.SharedPrefixTokens+maxCanaryLen) > maxWorkloadTokens ||
-		int64(out.Requests)*int64(out.MaxTokens) > maxWorkloadTokens {
+	if int64(out.Requests)*int64(promptMax+out.SharedPrefixTokens+maxCanaryLen) > maxWorkloadTokens ||
+		int64(out.Requests)*int64(outputMax) > maxWorkloadTokens {
 		return out, problem("workload.requests", "%d requests of up to %d prompt and %d output tokens exceed %d tokens in all; scale the workload down",
 			out.Requests, out.PromptTokens.Max, out.MaxTokens, maxWorkloadTokens)
 	}
