@@ -125,7 +125,7 @@ func newRoot(stdout, stderr io.Writer, extra ...*cobra.Command) *cobra.Command {
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
-	root.AddCommand(newVerifyCmd(), newRuntimeCmd())
+	root.AddCommand(newVerifyCmd(), newRuntimeCmd(), newFixCmd())
 	root.AddCommand(extra...)
 	guardCommands(root)
 	return root
