@@ -372,6 +372,7 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		if err != nil {
 			p.issue(deploy.FlagInvalidValue, f.Name, tok.written.Raw, v.Span, "",
 				fmt.Sprintf("argument %s: %s", p.displayName(f), err.Error()))
+			p.words(occ.words())
 		}
 		items[i] = typed
 	}

@@ -169,9 +169,11 @@ func (s *Subject) deprecated(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 	}
 	instead := from.Deprecated
 	if instead == "(no replacement)" {
-		// DeprecatedAction ignores its argument (sglang server_args.py
-		// DeprecatedAction.__call__ only warns): removing it changes
-		// nothing the server does.
+		// DeprecatedAction only prints a warning and sets nothing
+		// (modal-projects/sglang@8905cbd4, a mirror of sgl-project/sglang
+		// main: python/sglang/srt/arg_groups/argparse_actions.py
+		// DeprecatedAction.__call__): removing it changes nothing the
+		// server does.
 		if from.Action != "DeprecatedAction" {
 			return nil
 		}
@@ -241,14 +243,21 @@ func (s *Subject) choice(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 	if !ok || len(f.Choices) == 0 {
 		return nil
 	}
+	// The value the issue is about is one of its occurrence's words; an
+	// overridden occurrence's value is in no field of the server.
+	// A value a template printed is spanned at its values leaf, the
+	// issue at the template: an option with one value has no other.
 	var v *deploy.Value
-	for _, c := range s.Server.Values() {
-		if c.Span == is.Span && c.Known {
+	for k := range is.Words {
+		if c := &is.Words[k]; c.Span == is.Span {
 			v = c
 			break
 		}
 	}
-	if v == nil || slices.Contains(f.Choices, v.Raw) {
+	if v == nil && len(is.Words) == 2 && !strings.Contains(is.Words[0].Raw, "=") {
+		v = &is.Words[1]
+	}
+	if v == nil || !v.Known || slices.Contains(f.Choices, v.Raw) {
 		return nil
 	}
 	best, bestDist, ties := "", 1<<30, 0
