@@ -2,7 +2,6 @@ package edit
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -20,23 +19,9 @@ var ErrLink = errors.New("its path goes through a symbolic link; kvlint fix writ
 // the file changes whole or not at all, keeping its permission bits (a
 // script stays executable).
 func Write(fs *confined.FS, path string, data []byte) error {
-	abs, err := filepath.Abs(path)
+	real, info, err := writable(fs, path)
 	if err != nil {
 		return err
-	}
-	real, err := fs.Resolve(path)
-	if err != nil {
-		return err
-	}
-	if real != filepath.Clean(abs) {
-		return fmt.Errorf("%s: %w", path, ErrLink)
-	}
-	info, err := os.Lstat(real)
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
 	}
 	dir, base := filepath.Split(real)
 	tmp, err := os.CreateTemp(dir, "."+base+".kvlint-fix-*")
@@ -58,4 +43,32 @@ func Write(fs *confined.FS, path string, data []byte) error {
 		os.Remove(name)
 	}
 	return err
+}
+
+// Writable says why Write would refuse path (nil: it would write it).
+func Writable(fs *confined.FS, path string) error {
+	_, _, err := writable(fs, path)
+	return err
+}
+
+func writable(fs *confined.FS, path string) (string, os.FileInfo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, err
+	}
+	real, err := fs.Resolve(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if real != filepath.Clean(abs) {
+		return "", nil, ErrLink
+	}
+	info, err := os.Lstat(real)
+	if err != nil {
+		return "", nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return "", nil, errors.New("it is not a regular file")
+	}
+	return real, info, nil
 }

@@ -55,7 +55,17 @@ input could not be analysed.`,
 			if err != nil {
 				return err
 			}
-			plan := planFixes(res, only)
+			if len(paths) == 0 {
+				paths = []string{"."}
+			}
+			fs := confined.New(paths)
+			// Without --write nothing is written: a file --write would
+			// refuse still shows its diff.
+			var writeFS *confined.FS
+			if write {
+				writeFS = fs
+			}
+			plan := planFixes(res, only, writeFS)
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, r := range plan.refused {
 				fmt.Fprintf(stderr, "%s: %s not fixed: %s\n", r.finding.Span, r.finding.Rule, r.reason)
@@ -66,10 +76,6 @@ input could not be analysed.`,
 			if !write || len(plan.files) == 0 {
 				return exitFor(res, threshold)
 			}
-			if len(paths) == 0 {
-				paths = []string{"."}
-			}
-			fs := confined.New(paths)
 			for _, name := range plan.names() {
 				f := plan.files[name]
 				if err := edit.Write(fs, f.file.Name, f.after); err != nil {
@@ -109,6 +115,7 @@ func validRuleID(id string) bool {
 // fixPlan is the edits kvlint fix applies and the fixes it refuses.
 type fixPlan struct {
 	files   map[string]*fileEdits
+	fs      *confined.FS // where --write may write; nil without --write
 	applied []appliedFix
 	refused []refusal
 }
@@ -134,8 +141,11 @@ type refusal struct {
 // rules in only, when given) and turns its replacements into edits,
 // refusing a fix whose edits overlap those of a fix taken before it
 // (findings are in file order, so the first in the file wins).
-func planFixes(res *analysis.Result, only []string) *fixPlan {
-	p := &fixPlan{files: map[string]*fileEdits{}}
+//
+// With fs set (--write), a fix in a file fs does not let kvlint write (a
+// path through a symbolic link, outside the checked paths) is refused too.
+func planFixes(res *analysis.Result, only []string, fs *confined.FS) *fixPlan {
+	p := &fixPlan{files: map[string]*fileEdits{}, fs: fs}
 	for _, d := range res.Findings {
 		if d.Suppression != nil || len(d.Fixes) == 0 || len(only) > 0 && !slices.Contains(only, d.Rule) {
 			continue
@@ -184,6 +194,11 @@ func (p *fixPlan) edits(files *source.Set, fix diag.Fix) (map[string][]edit.Edit
 		start, end, err := edit.Offsets(f, r.Span)
 		if err != nil {
 			return nil, err.Error()
+		}
+		if p.fs != nil {
+			if err := edit.Writable(p.fs, f.Name); err != nil {
+				return nil, fmt.Sprintf("%s is not written: %v", diffName(f.Name), err)
+			}
 		}
 		text, err := edit.Literal(f.Data[start:end], r.NewText)
 		if err != nil {
@@ -290,4 +305,3 @@ func plural2(n int, one, many string) string {
 	}
 	return many
 }
-
