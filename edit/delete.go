@@ -14,7 +14,8 @@ import "bytes"
 //     continued ("  --flag 1 \"): those lines, so the continuation of
 //     the line before stays intact;
 //   - other words: the words and the blanks (and line continuations)
-//     that separate them from the word before.
+//     that separate them from the word before, or, first in the text,
+//     from the word after.
 //
 // ok is false when the words are not laid out in one of these ways (a
 // word alone in a flow sequence with nothing around it to keep valid, a
@@ -93,7 +94,8 @@ func Deletion(data []byte, words [][2]int) (from, to int, ok bool) {
 			return from, end, true
 		}
 	}
-	return 0, 0, false
+	// Nothing before the words: they go with the blanks after them.
+	return start, skipFwd(data, end, " \t"), true
 }
 
 // blockItems reports whether the lines are all block sequence items.

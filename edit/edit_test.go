@@ -95,6 +95,7 @@ func TestDeletion(t *testing.T) {
 		{"json array only", `CMD ["--foo"]`, `--foo`, `--foo`, `CMD []`},
 		{"folded scalar", "args: >-\n  --port 1\n  --foo 2\n", "--foo", "2", "args: >-\n  --port 1\n"},
 		{"glued", "x=--foo", "--foo", "--foo", "<refused>"},
+		{"first in the text", "--foo 2 --port 1", "--foo", "2", "--port 1"},
 	}
 	for _, tt := range tests {
 		if got := deleteWords(t, tt.text, tt.first, tt.last); got != tt.want {
