@@ -64,7 +64,7 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 		// The closest option by edit distance, as argparse's own
 		// suggestion would be (engine/suggest.go), when its arity fits
 		// the words the unknown option was given.
-		if is.Suggestion != "" {
+		if is.Suggestion != "" && onlyClosest(t, is.Written, is.Suggestion) {
 			if to, ok := t.Flag(is.Suggestion); ok && to.Removed == "" && arityFits(to, is) {
 				fix = s.rename(is, is.Suggestion, fmt.Sprintf("write %s, the closest flag of %s, instead of %s", is.Suggestion, program(s.Server), is.Written))
 			}
@@ -93,6 +93,32 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 		return nil
 	}
 	return []diag.Fix{*fix}
+}
+
+// onlyClosest reports whether no other flag is as close to written as
+// suggestion is (by edit distance, over every option string): between
+// two equally close flags a fix would be a guess.
+func onlyClosest(t *engine.Table, written, suggestion string) bool {
+	to, ok := t.Flag(suggestion)
+	if !ok {
+		return false
+	}
+	name := strings.TrimLeft(written, "-")
+	best := 1 << 30
+	for _, o := range to.OptionStrings() {
+		best = min(best, levenshtein.ComputeDistance(name, strings.TrimLeft(o, "-")))
+	}
+	for _, f := range t.Flags() {
+		if f.Name == to.Name || f.Action == "help" {
+			continue
+		}
+		for _, o := range f.OptionStrings() {
+			if levenshtein.ComputeDistance(name, strings.TrimLeft(o, "-")) <= best {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // tableOf is the flag table of the program an engine's servers run.

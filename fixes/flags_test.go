@@ -78,6 +78,9 @@ func TestFlagFixes(t *testing.T) {
 		// A switch's typo: the closest flag takes no value either.
 		{"typo of a switch", "--enable-metrcs --port 1", "KV401", deploy.FlagUnknown, "", "--enable-metrics --port 1"},
 		{"typo whose value does not fit", "--enable-metrcs 1", "KV401", deploy.FlagUnknown, "", ""},
+		// --tp-size, --dp-size, --pp-size and --ep-size are one edit away.
+		{"two flags as close", "--xp-size 2", "KV401", deploy.FlagUnknown, "", ""},
+		{"single dash, underscores", "-tp_size 2", "KV401", deploy.FlagUnknown, "", "--tp-size 2"},
 		{"duplicate: the earlier goes", "--port 1 --tp-size 2 --port 3", "KV403", deploy.FlagDuplicate, "", "--tp-size 2 --port 3"},
 		{"deprecated alias", "--cuda-graph-max-bs 64", "KV404", deploy.FlagDeprecated, "", "--cuda-graph-max-bs-decode 64"},
 		// v0.5.3 has no --cuda-graph-max-bs-decode yet.
