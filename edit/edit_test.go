@@ -152,8 +152,8 @@ func TestWrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fs := confined.New([]string{dir})
-	if err := Write(fs, path, []byte("new")); err != nil {
+	tree := NewTree([]string{dir})
+	if err := tree.Write(path, []byte("new")); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -166,7 +166,7 @@ func TestWrite(t *testing.T) {
 	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(fs, link, []byte("x")); !errors.Is(err, ErrLink) {
+	if err := tree.Write(link, []byte("x")); !errors.Is(err, ErrLink) {
 		t.Errorf("Write through a link: %v", err)
 	}
 	// A file outside the checked tree is refused.
@@ -174,10 +174,32 @@ func TestWrite(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(fs, outside, []byte("x")); !errors.Is(err, confined.ErrOutside) {
+	if err := tree.Write(outside, []byte("x")); !errors.Is(err, confined.ErrOutside) {
 		t.Errorf("Write outside the tree: %v", err)
 	}
 	if got, _ := os.ReadFile(outside); string(got) != "keep" {
 		t.Errorf("outside file changed to %q", got)
+	}
+	// A directory linked inside the tree is no way in either.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "x.sh"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sub, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.Write(filepath.Join(dir, "linked", "x.sh"), []byte("x")); !errors.Is(err, ErrLink) {
+		t.Errorf("Write through a linked directory: %v", err)
+	}
+	// The checked path itself may be a link: the user named it.
+	named := filepath.Join(t.TempDir(), "named")
+	if err := os.Symlink(dir, named); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewTree([]string{named}).Write(filepath.Join(named, "serve.sh"), []byte("via the named link")); err != nil {
+		t.Errorf("Write below a linked checked path: %v", err)
 	}
 }

@@ -58,14 +58,14 @@ input could not be analysed.`,
 			if len(paths) == 0 {
 				paths = []string{"."}
 			}
-			fs := confined.New(paths)
+			tree := edit.NewTree(paths)
 			// Without --write nothing is written: a file --write would
 			// refuse still shows its diff.
-			var writeFS *confined.FS
+			var writeTree *edit.Tree
 			if write {
-				writeFS = fs
+				writeTree = tree
 			}
-			plan := planFixes(res, only, writeFS)
+			plan := planFixes(res, only, writeTree)
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, r := range plan.refused {
 				fmt.Fprintf(stderr, "%s: %s not fixed: %s\n", r.finding.Span, r.finding.Rule, r.reason)
@@ -78,7 +78,7 @@ input could not be analysed.`,
 			}
 			for _, name := range plan.names() {
 				f := plan.files[name]
-				if err := edit.Write(fs, f.file.Name, f.after); err != nil {
+				if err := tree.Write(f.file.Name, f.after); err != nil {
 					// Files already written stay written: each is whole.
 					return inputError{fmt.Errorf("writing %s: %w", f.file.Name, err)}
 				}
@@ -115,7 +115,7 @@ func validRuleID(id string) bool {
 // fixPlan is the edits kvlint fix applies and the fixes it refuses.
 type fixPlan struct {
 	files   map[string]*fileEdits
-	fs      *confined.FS // where --write may write; nil without --write
+	tree    *edit.Tree // where --write may write; nil without --write
 	applied []appliedFix
 	refused []refusal
 }
@@ -142,10 +142,10 @@ type refusal struct {
 // refusing a fix whose edits overlap those of a fix taken before it
 // (findings are in file order, so the first in the file wins).
 //
-// With fs set (--write), a fix in a file fs does not let kvlint write (a
+// With tree set (--write), a fix in a file the tree does not let kvlint write (a
 // path through a symbolic link, outside the checked paths) is refused too.
-func planFixes(res *analysis.Result, only []string, fs *confined.FS) *fixPlan {
-	p := &fixPlan{files: map[string]*fileEdits{}, fs: fs}
+func planFixes(res *analysis.Result, only []string, tree *edit.Tree) *fixPlan {
+	p := &fixPlan{files: map[string]*fileEdits{}, tree: tree}
 	for _, d := range res.Findings {
 		if d.Suppression != nil || len(d.Fixes) == 0 || len(only) > 0 && !slices.Contains(only, d.Rule) {
 			continue
@@ -195,8 +195,8 @@ func (p *fixPlan) edits(files *source.Set, fix diag.Fix) (map[string][]edit.Edit
 		if err != nil {
 			return nil, err.Error()
 		}
-		if p.fs != nil {
-			if err := edit.Writable(p.fs, f.Name); err != nil {
+		if p.tree != nil {
+			if err := p.tree.Writable(f.Name); err != nil {
 				return nil, fmt.Sprintf("%s is not written: %v", diffName(f.Name), err)
 			}
 		}
