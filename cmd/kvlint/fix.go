@@ -43,17 +43,28 @@ input could not be analysed.`,
 					return usagef("--rule %q: want a rule id such as KV402", r)
 				}
 			}
+			if cmd.Flags().Changed("format") {
+				return usagef("kvlint fix prints a diff; it has no --format (kvlint check has)")
+			}
+			res, cfg, err := flags.analyse(cmd.Context(), paths)
+			if err != nil {
+				return err
+			}
+			for _, r := range only {
+				if _, ok := flags.engine.Rule(r); !ok {
+					return usagef("--rule %s: no such rule (kvlint rules lists them)", r)
+				}
+			}
+			// --fail-on, else the configuration's, else high: as check.
+			if failOn == "" {
+				failOn = cfg.FailOn
+			}
 			if failOn == "" {
 				failOn = "high"
 			}
 			threshold, err := diag.ParseSeverity(failOn)
 			if err != nil {
 				return usagef("--fail-on: %v", err)
-			}
-			flags.format = "text"
-			res, _, err := flags.analyse(cmd.Context(), paths)
-			if err != nil {
-				return err
 			}
 			if len(paths) == 0 {
 				paths = []string{"."}
@@ -92,10 +103,10 @@ input could not be analysed.`,
 		},
 	}
 	flags.register(cmd)
-	cmd.Flags().Lookup("format").Hidden = true
+	cmd.Flags().Lookup("format").Hidden = true // shared with check; refused
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "apply the edits in place, then check again")
 	cmd.Flags().StringArrayVar(&only, "rule", nil, "fix only the findings of this rule (repeatable)")
-	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest severity that fails the run: critical, high, medium, low or info")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
 	return cmd
 }
 
@@ -242,7 +253,8 @@ func (p *fixPlan) diff(w io.Writer) error {
 }
 
 // diffName is a file's path as a diff names it: relative to the working
-// directory when it lies below it, with forward slashes.
+// directory when it lies below it, with forward slashes, and never with
+// a leading one (a/ and b/ come before it).
 func diffName(name string) string {
 	if filepath.IsAbs(name) {
 		if wd, err := filepath.Abs("."); err == nil {
@@ -251,7 +263,7 @@ func diffName(name string) string {
 			}
 		}
 	}
-	return filepath.ToSlash(filepath.Clean(name))
+	return strings.TrimLeft(filepath.ToSlash(filepath.Clean(name)), "/")
 }
 
 // reportFixed says, for each applied fix, whether its finding is gone
