@@ -73,7 +73,7 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 		// argparse expanded the prefix to this flag; writing its full name
 		// keeps the meaning. A removed flag that now reads as the prefix
 		// of another is no abbreviation to complete.
-		if from, removed := t.Flag(is.Written); removed && from.Removed != "" {
+		if from, ok := t.Flag(is.Written); ok && from.Removed != "" {
 			break
 		}
 		fix = s.rename(is, is.Flag, fmt.Sprintf("write the full name %s instead of %s", is.Flag, is.Written))
