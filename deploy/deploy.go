@@ -94,6 +94,13 @@ type FlagIssue struct {
 	Message    string        `json:"message"`
 	Suggestion string        `json:"suggestion,omitempty"` // "did you mean" target, canonical
 	Span       Span          `json:"span"`
+	// Words are the argv words of the occurrence the issue is about, as
+	// written: the option word, then each value it took (for an option
+	// argparse does not know, the arguments it would report with it).
+	// They say what deleting the occurrence removes, and hold the value an
+	// invalid-value issue is about (at Span); nil when the issue is about
+	// no one occurrence (a flag judged against a release).
+	Words []Value `json:"-"`
 }
 
 // FlagIssueKind classifies a FlagIssue.

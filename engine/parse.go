@@ -175,9 +175,9 @@ func (p *parser) option(toks []token, i int) int {
 		// Unknown or ambiguous: argparse exits; the arguments that follow
 		// are reported with it ("unrecognized arguments: --foo 2").
 		j := i + 1
-		var trailing []string
+		var trailing []deploy.Value
 		for j < len(toks) && toks[j].kind == kindArg {
-			trailing = append(trailing, toks[j].word.Raw)
+			trailing = append(trailing, toks[j].word)
 			j++
 		}
 		if tok.cands != nil {
@@ -372,6 +372,7 @@ func (p *parser) valueOf(occ *occurrence) (deploy.Value, bool) {
 		if err != nil {
 			p.issue(deploy.FlagInvalidValue, f.Name, tok.written.Raw, v.Span, "",
 				fmt.Sprintf("argument %s: %s", p.displayName(f), err.Error()))
+			p.words(occ.words())
 		}
 		items[i] = typed
 	}
@@ -413,6 +414,7 @@ func (p *parser) notes(occ *occurrence) {
 			msg = fmt.Sprintf("%s is deprecated and has no effect", tok.opt)
 		}
 		p.issue(deploy.FlagDeprecated, f.Name, tok.written.Raw, tok.written.Span, p.t.flagNamed(f.Deprecated), msg)
+		p.words(occ.words())
 	}
 	if f.Name == "--config" {
 		p.ignoredConfig(tok)
@@ -454,6 +456,7 @@ func (p *parser) duplicate(prev, cur *occurrence) {
 	}
 	p.issue(deploy.FlagDuplicate, f.Key, prev.tok.written.Raw, prev.tok.written.Span, "",
 		fmt.Sprintf("%s is given again as %s at %s; the last one wins, so this one has no effect", prev.tok.written.Raw, cur.tok.written.Raw, where))
+	p.words(prev.words())
 }
 
 func (p *parser) ambiguous(tok token) {
@@ -464,9 +467,14 @@ func (p *parser) ambiguous(tok token) {
 	p.issue(deploy.FlagAmbiguous, tok.written.Raw, tok.written.Raw, tok.written.Span, "", msg)
 }
 
-func (p *parser) unknown(tok token, trailing []string) {
+func (p *parser) unknown(tok token, trailing []deploy.Value) {
 	written := tok.written.Raw
-	unrecognized := strings.Join(append([]string{tok.word.Raw}, trailing...), " ")
+	words := append([]deploy.Value{tok.word}, trailing...)
+	raws := make([]string, len(words))
+	for i, w := range words {
+		raws[i] = w.Raw
+	}
+	unrecognized := strings.Join(raws, " ")
 	if r, ok := p.t.removed[written]; ok {
 		msg := fmt.Sprintf("%s was removed from %s (%s); argparse exits with \"unrecognized arguments: %s\"", written, p.t.Program.engineName(), r.Removed, unrecognized)
 		suggestion := ""
@@ -475,6 +483,7 @@ func (p *parser) unknown(tok token, trailing []string) {
 			suggestion = p.t.flagNamed(r.Instead)
 		}
 		p.issue(deploy.FlagRemoved, written, written, tok.written.Span, suggestion, msg)
+		p.words(words)
 		return
 	}
 	msg := fmt.Sprintf("unrecognized argument %s: %s has no such option, so argparse exits (\"unrecognized arguments: %s\")", written, p.t.Program, unrecognized)
@@ -491,6 +500,24 @@ func (p *parser) unknown(tok token, trailing []string) {
 		msg += "; SGLang passes a config key to argparse as written, so keys must use dashes"
 	}
 	p.issue(deploy.FlagUnknown, written, written, tok.written.Span, suggestion, msg)
+	p.words(words)
+}
+
+// words records the argv words of the occurrence the last issue is about.
+func (p *parser) words(ws []deploy.Value) {
+	if n := len(p.res.Issues); n > 0 {
+		p.res.Issues[n-1].Words = ws
+	}
+}
+
+// words are the argv words the occurrence consumed: the option word and,
+// unless its value was written after "=" in that word, the values.
+func (o *occurrence) words() []deploy.Value {
+	ws := []deploy.Value{o.tok.word}
+	if o.tok.explicit == nil {
+		ws = append(ws, o.values...)
+	}
+	return ws
 }
 
 func (p *parser) issue(kind deploy.FlagIssueKind, flag, written string, span deploy.Span, suggestion, msg string) {

@@ -132,7 +132,7 @@ Start with: kvlint check .`,
 	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
-	root.AddCommand(newVerifyCmd(), newRuntimeCmd())
+	root.AddCommand(newVerifyCmd(), newRuntimeCmd(), newFixCmd())
 	root.AddCommand(extra...)
 	guardCommands(root)
 	return root

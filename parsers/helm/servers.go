@@ -101,7 +101,13 @@ func (pv *provenance) mapServer(f string, s *deploy.Server) {
 		pv.mapValue(f, v, keyHint(field))
 	}
 	for i := range s.FlagIssues {
-		s.FlagIssues[i].Span = pv.spanOnly(f, s.FlagIssues[i].Span, s.FlagIssues[i].Written)
+		is := &s.FlagIssues[i]
+		is.Span = pv.spanOnly(f, is.Span, is.Written)
+		// The occurrence's words are values like any other: a fix that
+		// deletes them must find them where they are written.
+		for j := range is.Words {
+			pv.mapValue(f, &is.Words[j], is.Flag)
+		}
 	}
 }
 

@@ -357,6 +357,9 @@ func (rm *remapper) server(s *deploy.Server) {
 	for i := range s.FlagIssues {
 		fi := &s.FlagIssues[i]
 		fi.Span, _ = rm.span(fi.Span)
+		for j := range fi.Words {
+			rm.value(&fi.Words[j])
+		}
 		fi.Written = rm.text(fi.Written)
 		fi.Message = rm.text(fi.Message)
 	}

@@ -84,5 +84,8 @@ func (s *Source) WidenServer(srv *deploy.Server, subs []Substitution) {
 	}
 	for i := range srv.FlagIssues {
 		srv.FlagIssues[i].Span, _ = s.Widen(srv.FlagIssues[i].Span, subs)
+		for j := range srv.FlagIssues[i].Words {
+			s.WidenValue(&srv.FlagIssues[i].Words[j], subs)
+		}
 	}
 }
