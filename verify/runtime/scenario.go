@@ -68,10 +68,16 @@ type Timing struct {
 	PrefillPerTokenUs float64 `yaml:"prefill_per_token_us" json:"prefill_per_token_us"`
 	// PrefillStepUs is the fixed cost of one prefill batch (default 1000).
 	PrefillStepUs float64 `yaml:"prefill_step_us" json:"prefill_step_us"`
-	// DecodeStepUs plus DecodePerRequestUs per running request make one decode step
-	// (defaults 10000 and 20).
-	DecodeStepUs       float64 `yaml:"decode_step_us" json:"decode_step_us"`
-	DecodePerRequestUs float64 `yaml:"decode_per_request_us" json:"decode_per_request_us"`
+	// PrefillAttentionUs is the attention cost of one uncached prompt token per token
+	// before it in its prompt (default 0): attention work grows with the context, so a
+	// long prompt's last chunk costs more than its first, cached prefix or not.
+	PrefillAttentionUs float64 `yaml:"prefill_attention_us" json:"prefill_attention_us"`
+	// DecodeStepUs plus DecodePerRequestUs per running request plus
+	// DecodePerContextTokenUs per token of KV the step reads make one decode step
+	// (defaults 10000, 20 and 0): decode is bound by reading weights and KV from memory.
+	DecodeStepUs            float64 `yaml:"decode_step_us" json:"decode_step_us"`
+	DecodePerRequestUs      float64 `yaml:"decode_per_request_us" json:"decode_per_request_us"`
+	DecodePerContextTokenUs float64 `yaml:"decode_per_context_token_us" json:"decode_per_context_token_us"`
 	// TransferPerPageUs is the cost of moving one KV page (default 5 µs per token of the
 	// page); transfers from one prefill worker share one link.
 	TransferPerPageUs float64 `yaml:"transfer_per_page_us" json:"transfer_per_page_us"`
