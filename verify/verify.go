@@ -59,6 +59,9 @@ type DeploymentReport struct {
 	Servers []string       `json:"servers"`
 	Scaling Scaling        `json:"scaling"`
 	Runs    []RunSummary   `json:"runs"`
+	// IsolationProbe is the prompt-caching audit of the deployment (verify/judge_isolation.go);
+	// null when it was not probed (a single-tenant deployment).
+	IsolationProbe *IsolationProbe `json:"isolation_probe"`
 }
 
 // RunSummary is what one runtime run measured: the runtime's own counts,
@@ -113,6 +116,7 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 			}
 			continue
 		}
+		d.timing = modelTiming(d, res)
 		p.deps = append(p.deps, d)
 		for _, i := range d.servers {
 			owner[i] = len(p.deps) - 1
@@ -132,6 +136,11 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 	for di, d := range p.deps {
 		for _, n := range p.needs[di] {
 			cells += p.addJobs(di, d, n, opt)
+		}
+		// Every deployment tenants share is probed, finding or not: a fix must be able
+		// to earn a probe that is not significant.
+		if d.dep.Tenancy != deploy.TenancySingle {
+			cells += p.addJobs(di, d, needIsolation, opt)
 		}
 	}
 	rep := &Report{Seed: opt.Seed, Deployments: []DeploymentReport{}, Findings: make([]FindingVerdict, len(res.Findings))}
@@ -154,6 +163,7 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 		if len(dr.Runs) == 0 {
 			continue // nothing of it needed the runtime
 		}
+		dr.IsolationProbe, _, _ = p.probeOf(di, runProbe, rep.Alpha)
 		rep.Deployments = append(rep.Deployments, dr)
 	}
 	for i, f := range res.Findings {
@@ -210,8 +220,9 @@ func (p *plan) addJobs(di int, d *deployment, n need, opt Options) int {
 		if has(name) {
 			return 0
 		}
-		pp := d.probeScenario(seed, opt.samples(), faults)
-		p.probe[add(name, pp.scenario)] = pp
+		for k, pp := range d.probeScenarios(seed, opt.samples(), faults) {
+			p.probe[add(probeRunName(name, k), pp.scenario)] = pp
+		}
 		return 1
 	}
 	c := d.scaling.Concurrency
