@@ -66,13 +66,15 @@ type probePlan struct {
 }
 
 // probeLength is the probe's prompt length: at least 16 pages (leakage.md §5.2), a quarter of
-// the context, at most 2,048 scaled tokens, and always short enough for every worker.
+// the context, at most 512 scaled tokens (the runtime's work grows with the tokens of the
+// audit's thousands of requests; the modelled times stand for the real tokens each scaled
+// one represents), and always short enough for every worker.
 func (d *deployment) probeLength() int {
 	page := 1
 	for _, w := range d.workers {
 		page = max(page, w.PageSize)
 	}
-	return max(1, min(d.maxInput-2, max(16*page, min(d.context/4, 2048))))
+	return max(1, min(d.maxInput-2, max(16*page, min(d.context/4, 512))))
 }
 
 // probeRunName names the k-th seed's run of a probe ("probe", "probe#2", …).
