@@ -235,6 +235,11 @@ type OracleEvidence struct {
 	Probes    int    `json:"probes"`
 	Recovered string `json:"recovered"`
 	Success   bool   `json:"success"`
+	// PageSize is the deployment's page the extraction was aligned to: the cache matches
+	// whole pages, so the attacker must guess a page's unknown bytes at once. Stopped says
+	// why the extraction ended early (the guesses a page needs exceeded the budget).
+	PageSize int    `json:"page_size"`
+	Stopped  string `json:"stopped,omitempty"`
 }
 
 // oracleWorkload is leakage.md §5.4 items 6 and 10: a victim with a secret in a shared
@@ -250,8 +255,20 @@ func (d *deployment) oracleWorkload() rt.Workload {
 		PromptTokens:       rt.IntRange{Min: min(ws.minPrompt, 512), Max: min(ws.maxPrompt, 1024)},
 		MaxTokens:          min(ws.maxTokens, 16),
 		Arrival:            rt.Arrival{Mode: "closed", Concurrency: 4},
-		Extraction:         &rt.Extraction{Attacker: attacker, Victim: victim},
+		Extraction:         &rt.Extraction{Attacker: attacker, Victim: victim, PageSize: d.realPage()},
 	}
+}
+
+// realPage is the deployment's page size in real tokens (the largest of its prefill
+// servers'): what a production server's cached-token count is rounded to.
+func (d *deployment) realPage() int {
+	page := 1
+	for _, w := range d.scaling.Workers {
+		if w.Role != "decode" {
+			page = max(page, w.PageSize)
+		}
+	}
+	return min(page, maxPageSize)
 }
 
 func (p *plan) judgeOracle(di int, alpha float64) (Verdict, Evidence) {
@@ -262,6 +279,7 @@ func (p *plan) judgeOracle(di int, alpha float64) (Verdict, Evidence) {
 	if res, _ := p.result(di, runOracle); res != nil && res.Extraction != nil {
 		x := res.Extraction
 		oe.Probes, oe.Recovered, oe.Success = x.Probes, x.Recovered, x.Success
+		oe.PageSize, oe.Stopped = x.PageSize, x.Stopped
 	}
 	if res, _ := p.result(di, runProbe); res != nil {
 		for _, a := range readProbe(res, alpha).arms {
@@ -278,8 +296,11 @@ func (p *plan) judgeOracle(di int, alpha float64) (Verdict, Evidence) {
 		ev.Summary = fmt.Sprintf("an attacker tenant recovered the victim's secret %q in %d requests from the reported cached-token counts alone", oe.Recovered, oe.Probes)
 		return Confirmed, ev
 	case oe.CrossCachedTokens > 0:
-		ev.Summary = fmt.Sprintf("the server reports to the attacker that it reused %s tokens of the victim's prompt (median over the HIT-cross probes): a direct cache-hit oracle, no timing needed; the character-by-character extraction recovered %q in %d requests",
-			trimFloat(oe.CrossCachedTokens), oe.Recovered, oe.Probes)
+		ev.Summary = fmt.Sprintf("the server reports to the attacker that it reused %s tokens of the victim's prompt (median over the HIT-cross probes): a direct cache-hit oracle, no timing needed; the extraction aligned to the deployment's %d-token pages recovered %q in %d requests",
+			trimFloat(oe.CrossCachedTokens), oe.PageSize, oe.Recovered, oe.Probes)
+		if oe.Stopped != "" {
+			ev.Summary += " and stopped: " + oe.Stopped + " (the oracle still confirms a guessed page)"
+		}
 		return Confirmed, ev
 	case oe.SameCachedTokens > 0:
 		ev.Summary = fmt.Sprintf("the server reports the victim's own reuse (%s tokens) but never another tenant's, and the extraction recovered %q in %d requests",

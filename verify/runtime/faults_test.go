@@ -1,6 +1,9 @@
 package runtime
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func threeTenants() []Tenant {
 	return []Tenant{{Name: "acme", CacheSalt: "acme"}, {Name: "globex", CacheSalt: "globex"}, {Name: "initech", CacheSalt: "initech"}}
@@ -154,5 +157,30 @@ func TestFaultReferences(t *testing.T) {
 	}
 	if Fault("stale").known() {
 		t.Error("an unknown fault name was accepted")
+	}
+}
+
+// TestExtractionIsPageAligned: the cache matches whole pages, so the attacker can confirm
+// a guess only when it completes a page. With 2-token pages it guesses two bytes at once
+// (alphabet² candidates per page) and still recovers the canary; at a deployment's
+// 16-token page the guesses per page exceed any budget, and the attack says so rather
+// than recovering anything.
+func TestExtractionIsPageAligned(t *testing.T) {
+	sc := faultCases[3].sc()
+	sc.Faults = []Fault{FaultSaltDropped}
+	sc.Workload.Extraction.PageSize = 2
+	sc.Workload.Extraction.MaxProbes = 100_000
+	two := mustRun(t, sc)
+	t.Logf("2-token pages: %+v", two.Extraction)
+	if x := two.Extraction; x == nil || !x.Success || x.PageSize != 2 || x.Stopped != "" || x.Probes <= 40 {
+		t.Fatalf("2-token pages: %+v", two.Extraction)
+	}
+	sc = faultCases[3].sc()
+	sc.Faults = []Fault{FaultSaltDropped}
+	sc.Workload.Extraction.PageSize = 16
+	sixteen := mustRun(t, sc)
+	x := sixteen.Extraction
+	if x == nil || x.Success || x.Recovered != "" || !strings.Contains(x.Stopped, "guesses exceed") {
+		t.Fatalf("16-token pages: %+v", x)
 	}
 }

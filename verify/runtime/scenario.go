@@ -172,6 +172,14 @@ type Extraction struct {
 	AttackerSalt *string `yaml:"attacker_salt" json:"attacker_salt"`
 	Alphabet     string  `yaml:"alphabet" json:"alphabet"`
 	MaxLength    int     `yaml:"max_length" json:"max_length"`
+	// PageSize is the page of the deployment the attack stands for (default: the
+	// prefill worker's). The cache matches whole pages only, so a guess is confirmed only
+	// when it completes a page: the attacker guesses every byte up to the next page
+	// boundary at once, alphabet^k candidates for k bytes, and sees the reported count
+	// rounded down to this page.
+	PageSize int `yaml:"page_size" json:"page_size"`
+	// MaxProbes bounds the attacker's requests (default 4096).
+	MaxProbes int `yaml:"max_probes" json:"max_probes"`
 	// StartMs is when the victim sends its primer request; the attack follows it.
 	// Default: when the generated workload has drained.
 	StartMs float64 `yaml:"start_ms" json:"start_ms"`
