@@ -73,13 +73,18 @@ type EndpointReport struct {
 func completionsURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Error quotes the URL, credentials and all: say only what is wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("the URL cannot be parsed: %v", ue.Err)
+		}
 		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("%q: want an http:// or https:// URL with a host", raw)
-	}
 	if u.User != nil {
-		return nil, fmt.Errorf("%q: credentials in the URL are not sent; use a header", raw)
+		return nil, fmt.Errorf("%s: credentials in the URL are not sent, nor printed", u.Redacted())
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("%q: want an http:// or https:// URL with a host", u.Redacted())
 	}
 	if !strings.HasSuffix(u.Path, "/completions") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/completions"
