@@ -74,11 +74,18 @@ confirmed, inconclusive or not applicable, with the numbers behind it:
     the declared concurrency, a burst, the validation edge; pressure counted
     with correct semantics, and the responses that cross tenants if the
     eviction path misbehaves as in the incident (fault model stale-pages);
-  isolation findings (KV301, KV304): the prompt-caching audit's probe, 250
-    samples per arm (HIT-cross, HIT-same, MISS, A/A), a one-sided two-sample
-    Kolmogorov-Smirnov test on time to first token plus AUC at family-wise
-    alpha 1e-6, and white-box reads of another tenant's pages;
-  KV302: the cached-token oracle; KV201/KV202: the transfer handshake.
+  isolation findings (KV301, KV304): the prompt-caching audit's probe, run on
+    every multi-tenant deployment, finding or not: 250 samples per arm
+    (HIT-cross, HIT-same, MISS, A/A) at three seeds, beside background
+    tenants that keep the prefill servers 30% busy, with time to first token
+    modelled from the deployment's model on its GPU (prefill FLOPs over the
+    data sheet's BF16 throughput, decode over its bandwidth); a one-sided
+    two-sample Kolmogorov-Smirnov test plus AUC at family-wise alpha 1e-6,
+    the spread over the seeds, and the power the audit had against the
+    modelled cache hit. The verdict is the timing test's alone; white-box
+    reads of another tenant's pages are context;
+  KV302: the cached-token oracle, its extraction aligned to the deployment's
+    page; KV201/KV202: the transfer handshake.
 
 Nothing leaves the machine: the runtime is simulated on a virtual clock, and
 the same --seed gives byte-identical output. --format json adds "verdict" and
