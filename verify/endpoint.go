@@ -60,13 +60,21 @@ type EndpointReport struct {
 	Significant bool    `json:"significant"`
 	Alpha       float64 `json:"alpha"`
 	// PowerMethod says how Power was computed.
-	PowerMethod     string     `json:"power_method"`
-	SamplesPerArm   int        `json:"samples_per_arm"`
-	Control         KSTest     `json:"control"`
-	PositiveControl KSTest     `json:"positive_control"`
-	Arms            []ArmStats `json:"arms"`
-	Failed          int        `json:"failed"`
-	Summary         string     `json:"summary"`
+	PowerMethod     string        `json:"power_method"`
+	SamplesPerArm   int           `json:"samples_per_arm"`
+	Control         KSTest        `json:"control"`
+	PositiveControl KSTest        `json:"positive_control"`
+	Arms            []EndpointArm `json:"arms"`
+	Failed          int           `json:"failed"`
+	Summary         string        `json:"summary"`
+}
+
+// EndpointArm is one arm of an endpoint audit: what a black box shows, wall-clock time
+// (no cached-token count: a server need not report one).
+type EndpointArm struct {
+	Arm          string  `json:"arm"`
+	Samples      int     `json:"samples"`
+	MedianTTFTUs float64 `json:"median_ttft_us"`
 }
 
 // completionsURL is the URL every request of the audit goes to.
@@ -126,7 +134,7 @@ func AuditEndpoint(ctx context.Context, opt EndpointOptions) (*EndpointReport, e
 	r := newRand(opt.Seed, "endpoint")
 	tag := fmt.Sprintf("%08x", r.Uint32())
 	who := map[string]string{victim: "kvlint-victim-" + tag, attacker: "kvlint-attacker-" + tag}
-	rep := &EndpointReport{URL: target.String(), Alpha: FamilyAlpha, SamplesPerArm: samples, Arms: []ArmStats{}}
+	rep := &EndpointReport{URL: target.String(), Alpha: FamilyAlpha, SamplesPerArm: samples, Arms: []EndpointArm{}}
 	gap := time.Duration(float64(time.Second) / opt.Rate)
 	planned := endpointWarmup + 6*samples
 	var last time.Time
@@ -222,7 +230,7 @@ func AuditEndpoint(ctx context.Context, opt EndpointOptions) (*EndpointReport, e
 			Significant: len(ttft[arm]) > 0 && len(miss) > 0 && p < FamilyAlpha}
 	}
 	for _, a := range arms {
-		rep.Arms = append(rep.Arms, ArmStats{Arm: a, Samples: len(ttft[a]), MedianTTFTUs: finite(median(ttft[a]))})
+		rep.Arms = append(rep.Arms, EndpointArm{Arm: a, Samples: len(ttft[a]), MedianTTFTUs: finite(median(ttft[a]))})
 	}
 	cross := test(armHitCross)
 	rep.Control, rep.PositiveControl = test(armAA), test(armHitSame)
