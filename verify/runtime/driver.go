@@ -194,7 +194,9 @@ func (d *driver) startExtraction() {
 }
 
 // nextPage sets up the guesses for the bytes up to the next page boundary, or stops when
-// they are more than the attacker's budget allows.
+// they are more than the attacker's budget allows. SGLang's radix tree compares keys a
+// whole page at a time (sgl-project/sglang@95769b28 python/sglang/srt/mem_cache/radix_cache.py
+// _key_match_paged), so a guess that leaves a page incomplete matches nothing of it.
 func (d *driver) nextPage() {
 	x := d.x
 	pos := len(x.known) + len(x.recovered)
