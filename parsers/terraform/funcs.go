@@ -367,7 +367,7 @@ func (m *module) templateFile(p string, vars cty.Value) (cty.Value, error) {
 			for _, s := range sitesOf(leaf) {
 				c := *s
 				if s.ref != "" {
-					c.pending, c.pendingAt = s.ref, len(s.via)
+					c.pending, c.pendingAt = s.ref, s.via.len()
 				}
 				c.ref = k
 				leaf = withSite(leaf, &c)

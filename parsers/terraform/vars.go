@@ -109,7 +109,7 @@ func (m *module) inputSites(e hcl.Expression, val cty.Value, kind deploy.StepKin
 		c := *ss[0]
 		c.input = true
 		c.kind = kind
-		c.via = append(copyOrigin(via), c.via...)
+		c.via = hopsOf(append(copyOrigin(via), c.via.origin()...))
 		return withSite(leaf, &c)
 	})
 }
