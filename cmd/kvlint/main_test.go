@@ -41,7 +41,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "mkfifo": mkfifo, "writeq": writeq},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "mkfifo": mkfifo, "writeq": writeq, "nested": nested},
 	})
 }
 
@@ -80,6 +80,26 @@ func writeq(ts *testscript.TestScript, neg bool, args []string) {
 	content, err := strconv.Unquote(args[1])
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(name), []byte(content), 0o644))
+}
+
+// nested writes a file nested n levels deep, too large for a txtar archive:
+// `nested NAME "PREFIX" "OPEN" "CLOSE" N "SUFFIX"` writes PREFIX, OPEN n
+// times, CLOSE n times and SUFFIX (each Go-quoted).
+func nested(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 6 {
+		ts.Fatalf("usage: nested NAME \"PREFIX\" \"OPEN\" \"CLOSE\" N \"SUFFIX\"")
+	}
+	var parts [4]string
+	for i, a := range []string{args[1], args[2], args[3], args[5]} {
+		s, err := strconv.Unquote(a)
+		ts.Check(err)
+		parts[i] = s
+	}
+	n, err := strconv.Atoi(args[4])
+	ts.Check(err)
+	data := parts[0] + strings.Repeat(parts[1], n) + strings.Repeat(parts[2], n) + parts[3]
+	ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o644))
 }
 
 // bugCommands are commands that fail as a bug in kvlint would, for the

@@ -17,6 +17,9 @@ import (
 func (m *module) eval(e hcl.Expression, ctx *hcl.EvalContext, scope string) cty.Value {
 	v, ds := e.Value(ctx)
 	m.evalDiags(ds)
+	// A template that repeats a large value ("${local.a}${local.a}") grows
+	// without calling a function: the value is checked here.
+	v = m.capValue(e, v)
 	return m.attach(e, v, ctx, scope)
 }
 
@@ -269,6 +272,9 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 	if whole.IsKnown() {
 		want = whole.AsString()
 	}
+	if len(want) > maxMapped {
+		return nil
+	}
 	var b strings.Builder
 	var at []bytePos
 	bases := map[*site]*site{}
@@ -312,6 +318,9 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 			continue
 		}
 		s := bare.AsString()
+		if b.Len()+len(s) > maxMapped {
+			return nil
+		}
 		at = append(at, partBytes(sv, s, bases)...)
 		b.WriteString(s)
 	}

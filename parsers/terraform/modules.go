@@ -241,6 +241,9 @@ func LocalCalls(dir string) []string {
 		if err != nil {
 			continue
 		}
+		if _, deep := tooDeep(data, false); deep {
+			continue // reported where the module is parsed
+		}
 		f, _ := hclsyntax.ParseConfig(data, e.Name(), hcl.InitialPos)
 		if f == nil {
 			continue
