@@ -140,14 +140,14 @@ func (e *Engine) customInWorker(ctx context.Context, cs []customQuery, input ast
 	for i, c := range cs {
 		a := answers[i]
 		if a.Err != nil {
-			*errs = append(*errs, *policyFailure(c.rule, a.Err.error()))
+			*errs = append(*errs, *policyFailure(c, a.Err.error()))
 			continue
 		}
 		var findings []any
 		dec := json.NewDecoder(bytes.NewReader(a.Findings))
 		dec.UseNumber() // as rego.ResultSet holds numbers (json.Number)
 		if err := dec.Decode(&findings); err != nil {
-			*errs = append(*errs, *policyFailure(c.rule, fmt.Errorf("reading its findings: %w", err)))
+			*errs = append(*errs, *policyFailure(c, fmt.Errorf("reading its findings: %w", err)))
 			continue
 		}
 		name := c.rule.Package[len(rulePackagePrefix):]
