@@ -60,12 +60,19 @@ type Engine struct {
 	// (evaluateCustom): an error in one is an error at that policy, and
 	// every other rule's findings survive it.
 	custom []customQuery
+	// customSources are the custom modules' texts by file, for the worker
+	// process that evaluates them (custom_worker.go).
+	customSources map[string]string
 }
 
 // customQuery is one custom rule's deny set, prepared.
 type customQuery struct {
 	rule  *Rule
 	query rego.PreparedEvalQuery
+	// deny is where the module's first deny rule is: the place of an
+	// error when the worker evaluating it was stopped and OPA could not
+	// say which expression was running.
+	deny deploy.Span
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
@@ -155,8 +162,9 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 			if err != nil {
 				return nil, &PolicyError{err}
 			}
-			e.custom = append(e.custom, customQuery{rule: e.byName[name], query: q})
+			e.custom = append(e.custom, customQuery{rule: e.byName[name], query: q, deny: denySpan(r.File, custom.modules[r.File])})
 		}
+		e.customSources = custom.sources
 	}
 	if e.query, err = prepare(ctx, builtinCompiler, denyQuery); err != nil {
 		return nil, err

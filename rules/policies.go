@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -181,4 +182,18 @@ func definesDeny(mod *ast.Module) bool {
 		}
 	}
 	return false
+}
+
+// denySpan is the span of the word deny in mod's first deny rule, else
+// the file.
+func denySpan(file string, mod *ast.Module) deploy.Span {
+	for _, rule := range mod.Rules {
+		if rule.Head.Name.String() != "deny" && rule.Head.Ref().String() != "deny" {
+			continue
+		}
+		if loc := rule.Head.Location; loc != nil {
+			return deploy.Span{File: file, Line: loc.Row, Col: loc.Col, EndLine: loc.Row, EndCol: loc.Col + len("deny")}
+		}
+	}
+	return deploy.Span{File: file}
 }
