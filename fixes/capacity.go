@@ -42,11 +42,13 @@ func poolFixes(s *Subject) []diag.Fix {
 	if est == nil || srv == nil || est.ContextLength == nil || *est.ContextLength <= 0 {
 		return nil
 	}
+	// What must fit is the context window times the concurrency the
+	// server declares, for every capacity finding: a fix that makes one
+	// request fit but not the declared concurrency only trades KV101 for
+	// KV102.
 	d := demand{ctx: *est.ContextLength, per: 1, attnDP: 1}
-	if s.Finding.Rule == "KV102" {
-		if !concurrencyDemand(s, &d) {
-			return nil
-		}
+	if !concurrencyDemand(s, &d) && s.Finding.Rule == "KV102" {
+		return nil
 	}
 	c := &capFixer{s: s, est: est, srv: srv, d: d, ctxFlag: "--context-length", tpFlag: "--tp-size"}
 	if srv.Engine == deploy.EngineVLLM {
@@ -121,6 +123,33 @@ func (c *capFixer) fix(desc string, result []diag.Quantity, set ...[2]string) di
 	return f
 }
 
+// finish turns a recomputed estimate into a fix: as it is when its pool
+// meets the demand, else, when --max-running-requests is what asks for
+// more, with the requests lowered to the full-context requests that pool
+// holds (one at least). set are the flag edits that gave e.
+func (c *capFixer) finish(desc string, e capacity.Estimate, changes []capacity.Change, set [][2]string, lead ...diag.Quantity) []diag.Fix {
+	if c.holds(e, c.d) {
+		return []diag.Fix{c.fix(desc, append(lead, poolResult(e)...), set...)}
+	}
+	if !c.d.mrr || e.PoolTokens == nil || e.ContextLength == nil || *e.ContextLength <= 0 {
+		return nil
+	}
+	per := *e.PoolTokens / *e.ContextLength
+	if per < 1 || per >= c.d.per {
+		return nil
+	}
+	n := per * c.d.attnDP
+	e2, ok := c.est.With(append(changes, capacity.SetInt("--max-running-requests", n))...)
+	d := c.d
+	d.per = per
+	if !ok || !c.holds(e2, d) {
+		return nil
+	}
+	set = append(set, [2]string{"--max-running-requests", strconv.FormatInt(n, 10)})
+	lead = append(lead, diag.Quantity{Name: "requests", Value: float64(n), Unit: "requests"})
+	return []diag.Fix{c.fix(fmt.Sprintf("%s and --max-running-requests %d", desc, n), append(lead, poolResult(e2)...), set...)}
+}
+
 // poolResult is the pool a recomputed estimate gives, with the memory it
 // takes and the memory there is for it.
 func poolResult(e capacity.Estimate) []diag.Quantity {
@@ -171,15 +200,24 @@ func (c *capFixer) raiseCap() []diag.Fix {
 	}
 	page := int64(max(c.est.PageSize, 1))
 	n := (need + page - 1) / page * page // the engine aligns the cap down to the page
-	e, ok := c.est.With(capacity.SetInt("--max-total-tokens", n))
-	if !ok || !c.holds(e, c.d) {
+	if free, ok := c.est.With(capacity.Unset("--max-total-tokens")); ok && free.PoolTokens != nil && *free.PoolTokens < n {
+		// The memory holds less than the demand: the cap can rise to what
+		// it holds, no further.
+		n = *free.PoolTokens
+	}
+	if n < c.d.ctx || n <= *c.est.PoolUpperBound {
+		return nil
+	}
+	changes := []capacity.Change{capacity.SetInt("--max-total-tokens", n)}
+	e, ok := c.est.With(changes...)
+	if !ok {
 		return nil
 	}
 	desc := fmt.Sprintf("--max-total-tokens %d", n)
 	if e.PoolTokens == nil {
 		desc += " (the GPU's memory is not known, so kvlint cannot check that it holds them)"
 	}
-	return []diag.Fix{c.fix(desc, poolResult(e), [2]string{"--max-total-tokens", strconv.FormatInt(n, 10)})}
+	return c.finish(desc, e, changes, [][2]string{{"--max-total-tokens", strconv.FormatInt(n, 10)}})
 }
 
 // raiseBlocks raises vLLM's --num-gpu-blocks-override to the blocks one
@@ -190,12 +228,13 @@ func (c *capFixer) raiseBlocks(need int64) []diag.Fix {
 	}
 	block := int64(c.est.PageSize)
 	blocks := (need + block - 1) / block
-	e, ok := c.est.With(capacity.SetInt("--num-gpu-blocks-override", blocks))
-	if !ok || !c.holds(e, c.d) {
+	changes := []capacity.Change{capacity.SetInt("--num-gpu-blocks-override", blocks)}
+	e, ok := c.est.With(changes...)
+	if !ok {
 		return nil
 	}
-	return []diag.Fix{c.fix(fmt.Sprintf("--num-gpu-blocks-override %d", blocks), poolResult(e),
-		[2]string{"--num-gpu-blocks-override", strconv.FormatInt(blocks, 10)})}
+	return c.finish(fmt.Sprintf("--num-gpu-blocks-override %d", blocks), e, changes,
+		[][2]string{{"--num-gpu-blocks-override", strconv.FormatInt(blocks, 10)}})
 }
 
 // raiseFraction raises the memory fraction to the smallest hundredth whose
@@ -239,6 +278,11 @@ func (c *capFixer) raiseFraction() []diag.Fix {
 	}
 	need := c.d.tokens()
 	f, e, ok := c.est.FractionForPool(need, ceiling, keep...)
+	if !ok && c.d.mrr && c.d.per > 1 {
+		// No fraction holds every declared request: the fraction that
+		// holds one, with fewer requests (finish lowers them).
+		f, e, ok = c.est.FractionForPool(c.d.ctx, ceiling, keep...)
+	}
 	if !ok {
 		top, _ := c.est.With(append([]capacity.Change{capacity.SetFloat(flag, ceiling)}, keep...)...)
 		held := "no pool"
@@ -256,19 +300,21 @@ func (c *capFixer) raiseFraction() []diag.Fix {
 	}
 	fs := strconv.FormatFloat(f, 'f', -1, 64)
 	set := [][2]string{{flag, fs}}
+	changes := []capacity.Change{capacity.SetFloat(flag, f)}
 	desc := fmt.Sprintf("%s %s", flag, fs)
 	if capped {
 		// The cap would hold the larger pool down: it goes too.
 		n := *e.PoolTokens
 		set = append(set, [2]string{"--max-total-tokens", strconv.FormatInt(n, 10)})
+		changes = append(changes, capacity.SetInt("--max-total-tokens", n))
 		desc += fmt.Sprintf(" and --max-total-tokens %d", n)
-		e2, ok := c.est.With(capacity.SetFloat(flag, f), capacity.SetInt("--max-total-tokens", n))
-		if !ok || !c.holds(e2, c.d) {
+		e2, ok := c.est.With(changes...)
+		if !ok {
 			return nil
 		}
 		e = e2
 	}
-	return []diag.Fix{c.fix(desc, poolResult(e), set...)}
+	return c.finish(desc, e, changes, set)
 }
 
 func gpuName(e *capacity.Estimate) string {
@@ -362,7 +408,10 @@ func (c *capFixer) shorterContext() []diag.Fix {
 // that pool holds the demand: the most disruptive fix, it needs more GPUs.
 // A GPU count the container requests is raised with it.
 func (c *capFixer) moreTP() []diag.Fix {
-	if c.est.TP < 1 || c.est.PoolTokens == nil && c.est.StartupError == "" && (c.est.KVBudgetBytes == nil || *c.est.KVBudgetBytes > 0) {
+	// Only a pool the memory sizes grows with more GPUs: with the GPU or
+	// the model unknown there is nothing to recompute.
+	memoryBound := c.est.PoolTokens != nil || c.est.StartupError != "" || c.est.KVBudgetBytes != nil && *c.est.KVBudgetBytes <= 0
+	if c.est.TP < 1 || !memoryBound {
 		return nil
 	}
 	if _, ok := c.srv.Args["--nnodes"]; ok {
@@ -375,8 +424,9 @@ func (c *capFixer) moreTP() []diag.Fix {
 	}
 	pp, dp := max(c.est.PP, 1), max(c.est.DP, 1)
 	for tp := c.est.TP * 2; tp*pp <= 8; tp *= 2 {
-		e, ok := c.est.With(capacity.SetInt(c.tpFlag, int64(tp)))
-		if !ok || !c.holds(e, c.d) {
+		changes := []capacity.Change{capacity.SetInt(c.tpFlag, int64(tp))}
+		e, ok := c.est.With(changes...)
+		if !ok {
 			continue
 		}
 		gpus := tp * pp
@@ -384,7 +434,11 @@ func (c *capFixer) moreTP() []diag.Fix {
 			gpus *= dp
 		}
 		desc := fmt.Sprintf("%s %d (%d GPUs)", c.tpFlag, tp, gpus)
-		f := c.fix(desc, poolResult(e), [2]string{c.tpFlag, strconv.Itoa(tp)})
+		fs := c.finish(desc, e, changes, [][2]string{{c.tpFlag, strconv.Itoa(tp)}})
+		if len(fs) == 0 {
+			continue
+		}
+		f := fs[0]
 		if f.Unwritable == "" && c.srv.GPUCount.IsSet() {
 			if n, err := strconv.Atoi(c.srv.GPUCount.Raw); err != nil || n < gpus {
 				reps, why := setValue(c.s.Files, c.srv.GPUCount, strconv.Itoa(gpus))
