@@ -146,7 +146,7 @@ func (c *capFixer) finish(desc string, e capacity.Estimate, changes []capacity.C
 		return nil
 	}
 	set = append(set, [2]string{"--max-running-requests", strconv.FormatInt(n, 10)})
-	lead = append(lead, diag.Quantity{Name: "requests", Value: float64(n), Unit: "requests"})
+	lead = append(lead, diag.Quantity{Name: "running", Value: float64(n), Unit: "requests"})
 	return []diag.Fix{c.fix(fmt.Sprintf("%s and --max-running-requests %d", desc, n), append(lead, poolResult(e2)...), set...)}
 }
 
@@ -285,7 +285,7 @@ func (c *capFixer) raiseFraction() []diag.Fix {
 	}
 	if !ok {
 		top, _ := c.est.With(append([]capacity.Change{capacity.SetFloat(flag, ceiling)}, keep...)...)
-		held := "no pool"
+		held := "nothing"
 		if top.PoolTokens != nil {
 			held = fmt.Sprintf("%s tokens", capacity.Thousands(*top.PoolTokens))
 		}
@@ -346,7 +346,7 @@ func (c *capFixer) fewerRequests() []diag.Fix {
 		return nil
 	}
 	return []diag.Fix{c.fix(fmt.Sprintf("--max-running-requests %d", n),
-		append([]diag.Quantity{{Name: "requests", Value: float64(n), Unit: "requests"}}, poolResult(e)...),
+		append([]diag.Quantity{{Name: "running", Value: float64(n), Unit: "requests"}}, poolResult(e)...),
 		[2]string{"--max-running-requests", strconv.FormatInt(n, 10)})}
 }
 

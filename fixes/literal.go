@@ -162,7 +162,11 @@ func addFlag(files *source.Set, s *deploy.Server, flag, value string) ([]diag.Re
 	}
 	data := f.Data
 	quote := byte(0)
-	if start > 0 && end < len(data) && isQuote(data[start-1]) && data[end] == data[start-1] {
+	switch {
+	case end-start >= 2 && isQuote(data[start]) && data[end-1] == data[start]:
+		// The span holds the quotes (a Dockerfile exec form's JSON string).
+		quote = data[start]
+	case start > 0 && end < len(data) && isQuote(data[start-1]) && data[end] == data[start-1]:
 		quote = data[start-1]
 		start, end = start-1, end+1
 	}
