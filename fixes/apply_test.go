@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
@@ -42,14 +44,14 @@ func copyTree(t *testing.T, from, dir string) {
 	}
 }
 
-func runIn(t *testing.T, engine *rules.Engine, dir string) *analysis.Result {
+func runIn(t *testing.T, engine *rules.Engine, dir, gpu string) *analysis.Result {
 	t.Helper()
 	paths := []string{dir}
 	cfg, err := config.FindFor(dir, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := check.Run(context.Background(), engine, check.Options{Paths: paths, Config: cfg, NestedConfig: true})
+	res, err := check.Run(context.Background(), engine, check.Options{Paths: paths, Config: cfg, NestedConfig: true, GPU: gpu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +102,35 @@ type key struct{ rule, file, server string }
 func keyOf(res *analysis.Result, d diag.Diagnostic, root string) key {
 	name := ""
 	if d.Server >= 0 && d.Server < len(res.Servers) {
-		name = res.Servers[d.Server].Name
+		// A server without a name is named by its file and line.
+		name = strings.ReplaceAll(res.Servers[d.Server].Name, root+string(filepath.Separator), "")
 	}
 	rel, _ := filepath.Rel(root, d.Span.File)
 	return key{d.Rule, rel, name}
 }
 
+// unpack writes the files of a testscript archive into dir.
+func unpack(t *testing.T, archive, dir string) {
+	t.Helper()
+	a, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a.Files {
+		p := filepath.Join(dir, f.Name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestFixesMakeTheirFindingDisappear applies each capacity and PD fix the
-// examples get to a fresh copy of them and checks again: the finding is
-// gone, and no finding more severe than it appeared.
+// examples and the disaggregation fixtures get to a fresh copy of them and
+// checks again: the finding is gone, and no finding more severe than it
+// appeared.
 func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole pipeline once per fix")
@@ -117,47 +139,62 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := t.TempDir()
-	copyTree(t, "../examples", base)
-	res := runIn(t, engine, base)
-	before := map[key]bool{}
-	for _, d := range res.Findings {
-		before[keyOf(res, d, base)] = true
+	trees := []struct {
+		name, gpu string
+		fill      func(t *testing.T, dir string)
+	}{
+		{"examples", "", func(t *testing.T, dir string) { copyTree(t, "../examples", dir) }},
+		{"disaggregation", "H100-80GB", func(t *testing.T, dir string) {
+			unpack(t, "../cmd/kvlint/testdata/script/disaggregation.txtar", dir)
+		}},
 	}
-	tried := 0
-	for _, d := range res.Findings {
-		if !strings.HasPrefix(d.Rule, "KV1") && !strings.HasPrefix(d.Rule, "KV2") {
-			continue
-		}
-		k := keyOf(res, d, base)
-		for i, f := range d.Fixes {
-			if f.Unwritable != "" || len(f.Replacements) == 0 {
-				continue
+	rulesTried := map[string]bool{}
+	for _, tree := range trees {
+		t.Run(tree.name, func(t *testing.T) {
+			base := t.TempDir()
+			tree.fill(t, base)
+			res := runIn(t, engine, base, tree.gpu)
+			before := map[key]bool{}
+			for _, d := range res.Findings {
+				before[keyOf(res, d, base)] = true
 			}
-			tried++
-			dir := t.TempDir()
-			copyTree(t, "../examples", dir)
-			for j := range f.Replacements {
-				rel, _ := filepath.Rel(base, f.Replacements[j].Span.File)
-				f.Replacements[j].Span.File = filepath.Join(dir, rel)
-			}
-			apply(t, f)
-			after := runIn(t, engine, dir)
-			for _, e := range after.Findings {
-				ek := keyOf(after, e, dir)
-				if ek == k {
-					t.Errorf("%s %s fix %d (%s): the finding is still there: %s", k.rule, k.file, i, f.Description, e.Message)
+			for _, d := range res.Findings {
+				if !strings.HasPrefix(d.Rule, "KV1") && !strings.HasPrefix(d.Rule, "KV2") {
+					continue
 				}
-				if !before[ek] && severityRank[e.Severity] > severityRank[d.Severity] {
-					t.Errorf("%s %s fix %d (%s): a new %s %s appeared: %s", k.rule, k.file, i, f.Description, e.Severity, e.Rule, e.Message)
+				k := keyOf(res, d, base)
+				for i, f := range d.Fixes {
+					if f.Unwritable != "" || len(f.Replacements) == 0 {
+						continue
+					}
+					rulesTried[d.Rule] = true
+					dir := t.TempDir()
+					tree.fill(t, dir)
+					for j := range f.Replacements {
+						rel, _ := filepath.Rel(base, f.Replacements[j].Span.File)
+						f.Replacements[j].Span.File = filepath.Join(dir, rel)
+					}
+					apply(t, f)
+					after := runIn(t, engine, dir, tree.gpu)
+					for _, e := range after.Findings {
+						ek := keyOf(after, e, dir)
+						if ek == k {
+							t.Errorf("%s %s fix %d (%s): the finding is still there: %s", k.rule, k.file, i, f.Description, e.Message)
+						}
+						if !before[ek] && severityRank[e.Severity] > severityRank[d.Severity] {
+							t.Errorf("%s %s fix %d (%s): a new %s %s appeared: %s", k.rule, k.file, i, f.Description, e.Severity, e.Rule, e.Message)
+						}
+					}
+					if len(after.Errors) > len(res.Errors) {
+						t.Errorf("%s fix %d (%s): the fixed files no longer parse: %v", k.rule, i, f.Description, after.Errors)
+					}
 				}
 			}
-			if len(after.Errors) > len(res.Errors) {
-				t.Errorf("%s fix %d (%s): the fixed files no longer parse: %v", k.rule, i, f.Description, after.Errors)
-			}
-		}
+		})
 	}
-	if tried == 0 {
-		t.Fatal("no fix of a KV1xx or KV2xx finding on the examples was tried")
+	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV204", "KV205"} {
+		if !rulesTried[rule] {
+			t.Errorf("no fix of a %s finding was tried", rule)
+		}
 	}
 }

@@ -33,9 +33,17 @@ type demand struct {
 	mrr bool
 	// attnDP divides --max-running-requests over attention-DP ranks.
 	attnDP int64
+	// fixed, when set, is the demand in tokens whatever the context: the
+	// longest prompt a prefill partner admits (KV205).
+	fixed int64
 }
 
-func (d demand) tokens() int64 { return d.ctx * d.per }
+func (d demand) tokens() int64 {
+	if d.fixed > 0 {
+		return d.fixed
+	}
+	return d.ctx * d.per
+}
 
 func poolFixes(s *Subject) []diag.Fix {
 	est, srv := s.Estimate, s.Server
@@ -178,6 +186,9 @@ func (c *capFixer) holds(e capacity.Estimate, d demand) bool {
 		return false
 	}
 	need := *e.ContextLength * d.per
+	if d.fixed > 0 {
+		need = d.fixed
+	}
 	switch {
 	case e.PoolTokens != nil:
 		return *e.PoolTokens >= need
