@@ -192,7 +192,7 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 			}
 		})
 	}
-	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV204", "KV205"} {
+	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV203", "KV204", "KV205", "KV208"} {
 		if !rulesTried[rule] {
 			t.Errorf("no fix of a %s finding was tried", rule)
 		}

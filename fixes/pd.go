@@ -20,6 +20,8 @@ func init() {
 	register("KV201", pageAgree)
 	register("KV206", backendAgree)
 	register("KV205", decodePoolFits)
+	register("KV203", modelAgree)
+	register("KV208", tpAgree)
 }
 
 // side is one server of a pair with its estimate.
@@ -293,4 +295,116 @@ func decodePoolFits(s *Subject) []diag.Fix {
 	}
 	out = append(out, c.moreTP()...)
 	return out
+}
+
+// modelID is what a server loads, as model_mismatch.rego compares it: the
+// model capacity resolved, else the model as written.
+func modelID(x side) (string, bool) {
+	if x.est != nil && x.est.Model != "" {
+		return x.est.Model, true
+	}
+	return x.srv.Model.Raw, x.srv.Model.Known && x.srv.Model.Raw != ""
+}
+
+// modelAgree makes the decode server load what its prefill server loads:
+// decode continues from the KV prefill computed, so prefill's weights are
+// the ones the pair serves. For --revision and --quantization the decode
+// side takes the prefill side's value; when only decode sets one, the fix
+// would delete it there, which kvlint does not write, so prefill takes
+// decode's value instead when its pool still holds its context.
+func modelAgree(s *Subject) []diag.Fix {
+	dec := side{s.Server, s.Estimate}
+	dm, ok := modelID(dec)
+	if !ok {
+		return nil
+	}
+	partners := prefillPartners(s)
+	p, _, ok := agreeOn(partners, modelID, dm)
+	if ok {
+		if !p.srv.Model.Known {
+			return nil
+		}
+		raw := p.srv.Model.Raw
+		desc := fmt.Sprintf("%s on the decode server %s (the model its prefill server %s serves)", raw, where(dec.srv), where(p.srv))
+		f := diag.Fix{Description: desc}
+		reps, why := setValue(s.Files, dec.srv.Model, raw)
+		if why != "" {
+			f.Unwritable = why
+		} else {
+			f.Replacements = reps
+		}
+		return []diag.Fix{f}
+	}
+	var out []diag.Fix
+	for _, flag := range []string{"--revision", "--quantization"} {
+		val := func(x side) (string, bool) {
+			v, ok := x.srv.Args[flag]
+			if !ok {
+				return "", true
+			}
+			return v.Raw, v.Known
+		}
+		dv, ok := val(dec)
+		if !ok {
+			continue
+		}
+		p, pv, ok := agreeOn(partners, val, dv)
+		if !ok {
+			continue
+		}
+		if pv != "" {
+			desc := fmt.Sprintf("%s %s on the decode server %s (the prefill side's)", flag, pv, where(dec.srv))
+			out = append(out, setOn(s, dec.srv, desc, flag, pv, nil))
+			continue
+		}
+		change := capacity.Change{Flag: flag, Typed: deploy.TypedString(dv), Raw: dv}
+		if e, ok := p.est.With(change); ok && fits(e) {
+			desc := fmt.Sprintf("%s %s on the prefill server %s (only decode sets it; kvlint adds flags and does not delete them, so prefill loads the weights as decode does)", flag, dv, where(p.srv))
+			out = append(out, setOn(s, p.srv, desc, flag, dv, poolResult(e)))
+		}
+	}
+	return out
+}
+
+// tpAgree gives both sides one TP size: the side with more GPUs comes down
+// to the other's when its pool still holds its context (no GPU has to be
+// found), else the side with fewer goes up (it needs that many GPUs).
+func tpAgree(s *Subject) []diag.Fix {
+	tp := func(x side) (int, bool) {
+		if x.est == nil || x.est.TP < 1 {
+			return 0, false
+		}
+		return x.est.TP, true
+	}
+	dec := side{s.Server, s.Estimate}
+	dt, ok := tp(dec)
+	if !ok {
+		return nil
+	}
+	p, pt, ok := agreeOn(prefillPartners(s), tp, dt)
+	if !ok {
+		return nil
+	}
+	type option struct {
+		x    side
+		n    int
+		role string
+	}
+	bigger, smaller := option{dec, pt, "decode"}, option{p, dt, "prefill"}
+	if pt > dt {
+		bigger, smaller = option{p, dt, "prefill"}, option{dec, pt, "decode"}
+	}
+	for i, o := range []option{bigger, smaller} {
+		e, ok := o.x.est.With(capacity.SetInt("--tp-size", int64(o.n)))
+		if !ok || e.TP != o.n || !fits(e) {
+			continue
+		}
+		why := "it then uses fewer GPUs and its pool still holds its context"
+		if i == 1 {
+			why = fmt.Sprintf("it needs %d GPUs per replica then", o.n*max(e.PP, 1))
+		}
+		desc := fmt.Sprintf("--tp-size %d on the %s server %s (%s)", o.n, o.role, where(o.x.srv), why)
+		return []diag.Fix{setOn(s, o.x.srv, desc, "--tp-size", strconv.Itoa(o.n), poolResult(e))}
+	}
+	return nil
 }
