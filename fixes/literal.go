@@ -77,6 +77,11 @@ func setValue(files *source.Set, v deploy.Value, newText string) ([]diag.Replace
 			}
 		}
 	}
+	// A value set outside every file (a command-line --set) is changed
+	// where it was given.
+	if st, ok := firstWithout(v.Origin); ok {
+		return nil, fmt.Sprintf("the value is given on the command line (%s): change it there", st.Text)
+	}
 	for _, st := range v.Origin {
 		switch st.Kind {
 		case deploy.StepTemplate, deploy.StepInclude:
@@ -86,9 +91,6 @@ func setValue(files *source.Set, v deploy.Value, newText string) ([]diag.Replace
 		case deploy.StepImage:
 			return nil, "the value is the image's default command, which the deployment does not write"
 		}
-	}
-	if st, ok := firstWithout(v.Origin); ok {
-		return nil, fmt.Sprintf("the value comes from %s, which no file sets", st.Text)
 	}
 	return nil, fmt.Sprintf("the text at %s is not the literal %q", v.Span, raw)
 }
