@@ -147,10 +147,24 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 		{"disaggregation", "H100-80GB", func(t *testing.T, dir string) {
 			unpack(t, "../cmd/kvlint/testdata/script/disaggregation.txtar", dir)
 		}},
+		{"fixes_pd", "H100-80GB", func(t *testing.T, dir string) {
+			unpack(t, "../cmd/kvlint/testdata/script/fixes_pd.txtar", dir)
+		}},
+		// Insertions in a script, a Dockerfile exec form and a Kubernetes
+		// args list, and vLLM's estimated length.
+		{"fixes_capacity", "L4", func(t *testing.T, dir string) {
+			unpack(t, "../cmd/kvlint/testdata/script/fixes_capacity.txtar", dir)
+		}},
 	}
 	rulesTried := map[string]bool{}
 	for _, tree := range trees {
 		t.Run(tree.name, func(t *testing.T) {
+			applied := 0
+			defer func() {
+				if applied == 0 {
+					t.Errorf("no fix was applied in %s", tree.name)
+				}
+			}()
 			base := t.TempDir()
 			tree.fill(t, base)
 			res := runIn(t, engine, base, tree.gpu)
@@ -168,6 +182,7 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 						continue
 					}
 					rulesTried[d.Rule] = true
+					applied++
 					dir := t.TempDir()
 					tree.fill(t, dir)
 					for j := range f.Replacements {
@@ -192,7 +207,7 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 			}
 		})
 	}
-	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV203", "KV204", "KV205", "KV208"} {
+	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV208"} {
 		if !rulesTried[rule] {
 			t.Errorf("no fix of a %s finding was tried", rule)
 		}
