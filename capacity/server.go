@@ -573,6 +573,9 @@ func (e *estimator) fs() *confined.FS {
 func (e *estimator) useModel(m *Model, resolved string) {
 	e.model = m
 	e.est.Model = resolved
+	if e.est.inputs != nil {
+		e.est.inputs.heads, e.est.inputs.kvHeads = m.Heads, m.KVHeads
+	}
 	for _, rule := range m.Inferred {
 		e.est.assume("inferred: %s", rule)
 	}

@@ -17,6 +17,8 @@ type estimateInputs struct {
 	// memory the cache has; set by poolVLLM when the length is known.
 	maxModelLen    int64
 	maxModelLenSet bool
+	// heads and kvHeads are the model's attention and KV heads; 0 unknown.
+	heads, kvHeads int
 }
 
 // Change sets one canonical flag to a typed value for With, or removes it
@@ -141,4 +143,26 @@ func (e *Estimate) EstimatedMaxModelLen() (int64, bool) {
 		return 0, false
 	}
 	return e.inputs.maxModelLen, true
+}
+
+// SplitsHeads reports whether tp GPUs can split the model's attention:
+// SGLang's attention layers assert num_attention_heads % tp == 0 and that
+// the KV heads either split evenly over tp or tp is a multiple of them
+// (sgl-project/sglang@00239548 python/sglang/srt/models/llama.py
+// LlamaAttention.__init__; the other dense models repeat the asserts).
+// known is false when the model's heads are not known.
+func (e *Estimate) SplitsHeads(tp int) (ok, known bool) {
+	if e == nil || e.inputs == nil || e.inputs.heads <= 0 || tp < 1 {
+		return false, false
+	}
+	h, kv := e.inputs.heads, e.inputs.kvHeads
+	if h%tp != 0 {
+		return false, true
+	}
+	if kv > 0 {
+		if kv >= tp && kv%tp != 0 || kv < tp && tp%kv != 0 {
+			return false, true
+		}
+	}
+	return true, true
 }

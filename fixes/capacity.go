@@ -435,6 +435,11 @@ func (c *capFixer) moreTP() []diag.Fix {
 	}
 	pp, dp := max(c.est.PP, 1), max(c.est.DP, 1)
 	for tp := c.est.TP * 2; tp*pp <= 8; tp *= 2 {
+		if c.srv.Engine == deploy.EngineSGLang {
+			if ok, known := c.est.SplitsHeads(tp); known && !ok {
+				continue // SGLang asserts at model load
+			}
+		}
 		changes := []capacity.Change{capacity.SetInt(c.tpFlag, int64(tp))}
 		e, ok := c.est.With(changes...)
 		if !ok {
