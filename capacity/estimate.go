@@ -51,4 +51,8 @@ type Estimate struct {
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …
 	Derivation  []string `json:"derivation"`  // the steps, human-readable, in order
+
+	// inputs are the server and options the estimate was computed from, so
+	// that With can recompute it under changed flags.
+	inputs *estimateInputs
 }

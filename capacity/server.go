@@ -40,6 +40,9 @@ type Options struct {
 // unknown models, GPUs and placeholder flag values only make fields nil.
 func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
 	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
+	if s != nil {
+		est.inputs = &estimateInputs{server: s, opt: opt}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			est.assume("internal error while estimating this server (please report it): %v\n%s", p, debug.Stack())
@@ -570,6 +573,9 @@ func (e *estimator) fs() *confined.FS {
 func (e *estimator) useModel(m *Model, resolved string) {
 	e.model = m
 	e.est.Model = resolved
+	if e.est.inputs != nil {
+		e.est.inputs.heads, e.est.inputs.kvHeads = m.Heads, m.KVHeads
+	}
 	for _, rule := range m.Inferred {
 		e.est.assume("inferred: %s", rule)
 	}

@@ -157,6 +157,17 @@ func (e *vllmEstimator) poolVLLM() {
 		e.ctx = fit
 		e.est.ContextLength = ptr(fit)
 	}
+	if e.est.inputs != nil {
+		// estimate_max_model_len (vllm/v1/core/kv_cache_utils.py at
+		// 001cabc1be16) binary-searches the largest max_model_len whose
+		// max_memory_usage_bytes, layers × page × cdiv(len, block), fits the
+		// worker's memory: whole blocks of it, the smallest worker's.
+		longest := int64(math.MaxInt64)
+		for i := range layers {
+			longest = min(longest, fits(i))
+		}
+		e.est.inputs.maxModelLen, e.est.inputs.maxModelLenSet = longest, true
+	}
 	if e.ctxKnown {
 		blocksPerReq := ceilDiv(e.ctx, e.block)
 		for i, l := range layers {

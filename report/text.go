@@ -39,6 +39,7 @@ func CheckText(w io.Writer, res *analysis.Result) error {
 		fmt.Fprintln(w)
 		src.excerpt(w, f.Span)
 		writeVia(w, f.Origin)
+		writeFixes(w, f.Fixes)
 	}
 	writeDeployments(w, res)
 	_, err := fmt.Fprintln(w, summary(res))
