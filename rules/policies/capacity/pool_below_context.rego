@@ -15,7 +15,8 @@
 #   fail or get truncated output in production, and nothing at startup says
 #   so. The pool is judged when kvlint could compute it, or when an explicit
 #   --max-total-tokens (a cap the engine never exceeds) already proves it too
-#   small. Raised to critical when the server belongs to a disaggregated
+#   small, or when the GPU's memory × mem_fraction_static ÷ the cell does
+#   (the weights unknown, the pool can only be smaller). Raised to critical when the server belongs to a disaggregated
 #   deployment declared multi-tenant: that is the incident's exact
 #   combination.
 #   vLLM checks the same thing itself and refuses to start: each worker's KV
@@ -83,6 +84,8 @@ message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot 
 # get_worker_info); prompts of that length or more are aborted.
 consequence(limit) := sprintf("aborts prompts of %s tokens or more, and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
 	limit.exact
+} else := sprintf("aborts prompts of %s tokens or more (fewer, once the weights take their share of the memory), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
+	limit.basis == "memory"
 } else := sprintf("aborts prompts of %s tokens or more (fewer if the GPU holds less), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)])
 
 pd_note(s) := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
