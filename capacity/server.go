@@ -484,6 +484,13 @@ func (e *estimator) resolveModel() {
 		return
 	}
 	if !v.Known {
+		// .kvlint.yaml models: maps names as written, and a placeholder
+		// ("$(MODEL_ID)", "{{ .Values.model }}") is written too: mapped,
+		// it names the model the deployment fills in.
+		if mapped, ok := e.opt.ModelConfigs[strings.TrimSpace(v.Raw)]; ok && strings.TrimSpace(v.Raw) != "" {
+			e.modelFromMapping(strings.TrimSpace(v.Raw), mapped)
+			return
+		}
 		e.est.need("model")
 		e.est.assume("the model is given as %q, which kvlint cannot resolve statically%s: declare it under models: in .kvlint.yaml", v.Raw, at(v.Span))
 		return
