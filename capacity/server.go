@@ -557,6 +557,15 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
 		path = filepath.Join(e.opt.BaseDir, path)
 	}
+	if _, err := os.Lstat(path); err != nil {
+		// No such file: an id the catalog knows by the variant rules
+		// (an -Instruct of a catalogued base), as a launch naming it is.
+		if v, ok := e.cat.lookupVariant(mapped); ok {
+			e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
+			e.useModel(v, v.ID)
+			return
+		}
+	}
 	m, err := ReadModelConfigIn(e.fs(), path)
 	if err != nil {
 		e.est.need("model")
