@@ -55,3 +55,38 @@ func (e *estimator) memoryBound() {
 	e.est.derive("pool ≤ %s tokens whatever the weights: memory.total %s B × %s ÷ %s B/token (aligned down to page size %d); the weights are unknown, so this is a bound, not the pool",
 		Thousands(bound), Thousands(total), fracNote, formatBytesFloat(e.cells[0].Bytes), e.page)
 }
+
+// memoryBoundVLLM bounds a vLLM cache whose weights are unknown: the KV
+// memory of a worker is requested memory − weights − activation, non-torch
+// and CUDA-graph memory (gpu_worker.py determine_available_memory), and
+// the requested memory is total × gpu_memory_utilization with a CUDA total
+// below nvidia-smi's memory.total, so memory.total × utilization bounds it
+// whatever the weights; the blocks are that memory // (block × bytes per
+// token per layer) // layers of the stage (kv_cache_utils.py
+// get_num_blocks), the smallest stage's for every worker.
+func (e *vllmEstimator) memoryBoundVLLM() {
+	if e.weightsKnown || e.kvMemSet || e.overrideSet || e.overrideUnkn || !e.utilKnown || !e.cellKnown || !e.blockOK ||
+		e.gpu == nil || e.gpu.MemoryMiB <= 0 || e.perLayer <= 0 || e.block <= 0 || len(e.split) == 0 {
+		return
+	}
+	total := e.gpu.MemoryMiB << 20
+	mem := int64(float64(total) * e.util)
+	blocks := int64(-1)
+	for _, l := range e.split {
+		if l <= 0 {
+			return
+		}
+		b := mem / (e.block * e.perLayer) / int64(l)
+		if blocks < 0 || b < blocks {
+			blocks = b
+		}
+	}
+	if blocks < 0 {
+		return
+	}
+	tokens := blocks * e.block
+	e.est.PoolUpperBound = ptr(tokens)
+	e.est.PoolBoundBasis = BoundMemory
+	e.est.derive("KV cache ≤ %s tokens whatever the weights: memory.total %s B × gpu_memory_utilization %g // (%d tokens × %s B) // %d layers = %s blocks; the weights are unknown, so this is a bound, not the cache",
+		Thousands(tokens), Thousands(total), e.util, e.block, Thousands(e.perLayer), maxInt(e.split), Thousands(blocks))
+}

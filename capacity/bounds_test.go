@@ -42,3 +42,24 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("sized: pool %v basis %q", deref(est.PoolTokens), est.PoolBoundBasis)
 	}
 }
+
+// vLLM: the same model on an L4 bounds the cache by memory × utilization.
+func TestMemoryBoundVLLM(t *testing.T) {
+	opt := Options{BaseDir: "testdata", ModelConfigs: map[string]string{"/models/big": "models/config-only"}}
+	est := EstimateServer(vllmServer("/models/big", "L4", "--gpu-memory-utilization", "0.9"), opt)
+	if est.PoolTokens != nil {
+		t.Fatalf("pool %v: the weights are unknown", deref(est.PoolTokens))
+	}
+	l4, _ := Default().GPU("L4")
+	// 80 layers × 16-token blocks × 2 KV × 8 heads × 128 × 2 B per layer-token.
+	perLayer := int64(2 * 8 * 128 * 2)
+	want := int64(float64(l4.MemoryMiB<<20)*0.9) / (16 * perLayer) / 80 * 16
+	if deref(est.PoolUpperBound) != want || est.PoolBoundBasis != BoundMemory {
+		t.Errorf("bound %v (%q), want %d\n%q", deref(est.PoolUpperBound), est.PoolBoundBasis, want, est.Derivation)
+	}
+	// --num-gpu-blocks-override is the cache: no memory bound.
+	est = EstimateServer(vllmServer("/models/big", "L4", "--num-gpu-blocks-override", "100"), opt)
+	if est.PoolBoundBasis != BoundGPUBlocksOverride {
+		t.Errorf("override: basis %q", est.PoolBoundBasis)
+	}
+}

@@ -116,6 +116,7 @@ func (e *vllmEstimator) poolVLLM() {
 		e.est.MaxRunningRequests = ptr(v)
 	}
 	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
+		e.memoryBoundVLLM()
 		e.explainMissingVLLM()
 		return
 	}

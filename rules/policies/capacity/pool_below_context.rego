@@ -121,6 +121,7 @@ deny contains finding if {
 	ctx := lib.context_tokens(c)
 	is_number(c.pool_upper_bound)
 	c.pool_upper_bound < ctx
+	not object.get(c, "pool_bound_basis", "") == "memory"
 	finding := object.union(
 		{
 			"msg": sprintf("--num-gpu-blocks-override caps vLLM's KV cache at %s tokens, fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
@@ -132,6 +133,34 @@ deny contains finding if {
 			]),
 			"server": s.index,
 			"arg": "--num-gpu-blocks-override",
+		},
+		lib.incident_raise(s),
+	)
+}
+
+# vLLM whose weights are unknown, with the GPU's memory alone proving the
+# cache too small for max_model_len (capacity/bounds.go memoryBoundVLLM):
+# the startup check fails whatever the weights.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	c := s.capacity
+	lib.startup_error(c) == ""
+	not is_number(c.pool_tokens)
+	ctx := lib.context_tokens(c)
+	c.pool_bound_basis == "memory"
+	c.pool_upper_bound < ctx
+	finding := object.union(
+		{
+			"msg": sprintf("vLLM's KV cache holds at most %s tokens (a bound: the GPU's memory × gpu_memory_utilization ÷ the per-token cell, as if the weights, which kvlint does not know, took nothing), fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
+				lib.thousands(c.pool_upper_bound),
+				vllm_context_phrase(c),
+				ctx,
+				vllm_incident_note(s),
+				lib.opaque_note(s.opaque),
+			]),
+			"server": s.index,
+			"arg": vllm_arg(s.args),
 		},
 		lib.incident_raise(s),
 	)
