@@ -50,9 +50,17 @@ leave unknown.`,
 				return usagef("init: %s is not a directory", dir)
 			}
 			target := filepath.Join(dir, config.FileName)
-			if _, err := os.Lstat(target); err == nil && !force {
-				return usagef("init: %s exists; pass --force to replace it", target)
-			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if fi, err := os.Lstat(target); err == nil {
+				// Rename would replace the link, not write through it,
+				// but the link is the user's: kvlint never touches one
+				// (as --output refuses one, SECURITY.md).
+				if fi.Mode()&fs.ModeSymlink != 0 {
+					return usagef("init: %s is a symbolic link: it is not replaced", target)
+				}
+				if !force {
+					return usagef("init: %s exists; pass --force to replace it", target)
+				}
+			} else if !errors.Is(err, fs.ErrNotExist) {
 				return inputError{err}
 			}
 			flags := commonFlags{policyTimeout: rules.DefaultTimeout}

@@ -23,6 +23,7 @@
 package k8s
 
 import (
+	"bytes"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -101,7 +102,7 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, images: opt.Images, errs: errs, runtimes: indexRuntimes(docs), extMaps: opt.ConfigMaps}
 	p.ome = opt.OME
-	if p.ome == nil {
+	if p.ome == nil && bytes.Contains(f.Data, []byte("ome.io/")) {
 		p.ome = CollectOMEModels(f)
 	}
 	p.ownMaps = &ConfigMaps{}
