@@ -107,6 +107,7 @@ func (e *vllmEstimator) poolVLLM() {
 			e.override, e.overrideSet = v, true
 			if e.blockOK {
 				e.est.PoolUpperBound = ptr(v * e.block)
+				e.est.PoolBoundBasis = BoundGPUBlocksOverride
 				e.est.derive("--num-gpu-blocks-override %d: the cache holds %d blocks × %d tokens = %s tokens, whatever the memory", v, v, e.block, Thousands(v*e.block))
 			}
 		}
@@ -115,6 +116,7 @@ func (e *vllmEstimator) poolVLLM() {
 		e.est.MaxRunningRequests = ptr(v)
 	}
 	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
+		e.memoryBoundVLLM()
 		e.explainMissingVLLM()
 		return
 	}

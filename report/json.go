@@ -187,6 +187,7 @@ func errorJSON(e *diag.Diagnostic) jsonError {
 }
 
 type jsonCapacity struct {
+	Sizing      Sizing           `json:"sizing"`
 	Servers     []jsonEstimate   `json:"servers"`
 	Errors      []jsonError      `json:"errors"`
 	Deployments []jsonDeployment `json:"deployments"`
@@ -226,7 +227,7 @@ func nullIfZero(n int) *int {
 
 // CapacityJSON writes the result of `kvlint capacity --format json`.
 func CapacityJSON(w io.Writer, res *analysis.Result) error {
-	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
+	out := jsonCapacity{Sizing: SizingOf(res), Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
 	of := deploymentOf(res)
 	for i, s := range res.Servers {
 		est := res.Estimates[i]

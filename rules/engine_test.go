@@ -211,7 +211,7 @@ func TestEvaluateResolvesSpans(t *testing.T) {
 			name: "at model resolves to vllm serve's positional model",
 			srv: &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm"),
 				Model: arg(f, 4, 12, "/models/private")},
-			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"gpu", "model"}},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"model"}},
 			rule: "KV105", want: span(f, 4, 12, "/models/private"),
 		},
 		{

@@ -15,7 +15,8 @@
 #   fail or get truncated output in production, and nothing at startup says
 #   so. The pool is judged when kvlint could compute it, or when an explicit
 #   --max-total-tokens (a cap the engine never exceeds) already proves it too
-#   small. Raised to critical when the server belongs to a disaggregated
+#   small, or when the GPU's memory × mem_fraction_static ÷ the cell does
+#   (the weights unknown, the pool can only be smaller). Raised to critical when the server belongs to a disaggregated
 #   deployment declared multi-tenant: that is the incident's exact
 #   combination.
 #   vLLM checks the same thing itself and refuses to start: each worker's KV
@@ -83,6 +84,8 @@ message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot 
 # get_worker_info); prompts of that length or more are aborted.
 consequence(limit) := sprintf("aborts prompts of %s tokens or more, and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
 	limit.exact
+} else := sprintf("aborts prompts of %s tokens or more (fewer, once the weights take their share of the memory), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
+	limit.basis == "memory"
 } else := sprintf("aborts prompts of %s tokens or more (fewer if the GPU holds less), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)])
 
 pd_note(s) := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
@@ -118,6 +121,7 @@ deny contains finding if {
 	ctx := lib.context_tokens(c)
 	is_number(c.pool_upper_bound)
 	c.pool_upper_bound < ctx
+	not object.get(c, "pool_bound_basis", "") == "memory"
 	finding := object.union(
 		{
 			"msg": sprintf("--num-gpu-blocks-override caps vLLM's KV cache at %s tokens, fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
@@ -129,6 +133,34 @@ deny contains finding if {
 			]),
 			"server": s.index,
 			"arg": "--num-gpu-blocks-override",
+		},
+		lib.incident_raise(s),
+	)
+}
+
+# vLLM whose weights are unknown, with the GPU's memory alone proving the
+# cache too small for max_model_len (capacity/bounds.go memoryBoundVLLM):
+# the startup check fails whatever the weights.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	c := s.capacity
+	lib.startup_error(c) == ""
+	not is_number(c.pool_tokens)
+	ctx := lib.context_tokens(c)
+	c.pool_bound_basis == "memory"
+	c.pool_upper_bound < ctx
+	finding := object.union(
+		{
+			"msg": sprintf("vLLM's KV cache holds at most %s tokens (a bound: the GPU's memory × gpu_memory_utilization ÷ the per-token cell, as if the weights, which kvlint does not know, took nothing), fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
+				lib.thousands(c.pool_upper_bound),
+				vllm_context_phrase(c),
+				ctx,
+				vllm_incident_note(s),
+				lib.opaque_note(s.opaque),
+			]),
+			"server": s.index,
+			"arg": vllm_arg(s.args),
 		},
 		lib.incident_raise(s),
 	)
