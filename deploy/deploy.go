@@ -196,6 +196,10 @@ type Release struct {
 	// "Dockerfile:3:1 pip install vllm==0.6.3", ".kvlint.yaml:2:17",
 	// "--engine-release".
 	Source string `json:"source,omitempty"`
+	// Span is where the version is written when a file pins it: the
+	// requirement in a Dockerfile's pip install, requirements.txt or a
+	// lock file. Zero for an image tag, .kvlint.yaml or --engine-release.
+	Span Span `json:"span,omitzero"`
 	// Floating is set when the image tag moves (latest, nightly): the server
 	// is judged against the newest release kvlint knows.
 	Floating bool `json:"floating,omitempty"`
