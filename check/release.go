@@ -43,7 +43,8 @@ func resolveRelease(s *deploy.Server, images *kvengine.ImageTable, cfg *config.C
 		}
 	}
 	if v, ok := upgrade[s.Engine]; ok {
-		r.From, r.Version, r.Upgrade, r.Floating = r.Version, v, true, false
+		r.From, r.FromSource, r.Version, r.Upgrade, r.Floating = r.Version, r.Source, v, true, false
+		r.Span = deploy.Span{}
 		r.Source = "--engine-release " + string(s.Engine) + "=" + v
 	}
 	s.Release = r

@@ -212,6 +212,9 @@ type Release struct {
 	// From is the release the server ran before --engine-release moved it
 	// ("" unknown).
 	From string `json:"from,omitempty"`
+	// FromSource says where From was read (the Source it had before the
+	// move).
+	FromSource string `json:"from_source,omitempty"`
 }
 
 // ImageEntrypoint names the words of a server's command line that its
