@@ -176,6 +176,22 @@ func poolResult(e capacity.Estimate) []diag.Quantity {
 	return q
 }
 
+// heldAt says how many tokens an estimate's memory holds, for a fix that
+// cannot make room. A server that would not start (vLLM's startup check)
+// has no pool, yet its budget still holds budget ÷ cell tokens; with
+// neither known the count is unknown, never "nothing".
+func heldAt(e capacity.Estimate) string {
+	switch {
+	case e.PoolTokens != nil:
+		return fmt.Sprintf("%s tokens", capacity.Thousands(*e.PoolTokens))
+	case e.KVBudgetBytes != nil && *e.KVBudgetBytes <= 0:
+		return "nothing"
+	case e.KVBudgetBytes != nil && e.CellBytesPerToken != nil && *e.CellBytesPerToken > 0:
+		return fmt.Sprintf("about %s tokens", capacity.Thousands(*e.KVBudgetBytes / *e.CellBytesPerToken))
+	}
+	return "an unknown number of tokens"
+}
+
 // holds reports whether a recomputed estimate meets the demand: the server
 // starts and its pool (or, with no GPU known, its cap) holds ctx × per.
 func (c *capFixer) holds(e capacity.Estimate, d demand) bool {
@@ -296,10 +312,7 @@ func (c *capFixer) raiseFraction() []diag.Fix {
 	}
 	if !ok {
 		top, _ := c.est.With(append([]capacity.Change{capacity.SetFloat(flag, ceiling)}, keep...)...)
-		held := "nothing"
-		if top.PoolTokens != nil {
-			held = fmt.Sprintf("%s tokens", capacity.Thousands(*top.PoolTokens))
-		}
+		held := heldAt(top)
 		return []diag.Fix{{
 			Description: fmt.Sprintf("%s cannot make room: at %v, the most that keeps the engine's reserve for activations, the pool holds %s, short of %s", flag, ceiling, held, capacity.Thousands(need)),
 			Result:      poolResult(top),

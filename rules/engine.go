@@ -250,7 +250,8 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 
 // finding turns one deny object into a finding, resolving what it points at
 // into a span: "issue" → that flag issue as written, "at": "image" → the
-// container image, "at": "model" → the model as written (vllm serve's
+// container image, "at": "release" → the pin of the server's release (else
+// its image), "at": "model" → the model as written (vllm serve's
 // positional model is no flag "arg" can name), "arg" → the value of that
 // flag, neither (or an absent flag, image or model) → the launch command.
 func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Diagnostic, error) {
@@ -292,6 +293,16 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Di
 	switch at, _ := obj["at"].(string); at {
 	case "image":
 		if !srv.Image.Span.IsZero() {
+			f.Span = srv.Image.Span
+			f.Origin = srv.Image.Origin
+		}
+		return f, nil
+	case "release":
+		// Where the release was read: the pin in a file, else the image.
+		switch {
+		case !srv.Release.Span.IsZero():
+			f.Span = srv.Release.Span
+		case !srv.Image.Span.IsZero():
 			f.Span = srv.Image.Span
 			f.Origin = srv.Image.Origin
 		}

@@ -25,7 +25,12 @@
 #   (…), (… GiB KV cache is needed, which is larger than the available KV
 #   cache memory (… GiB). Based on the available memory, the estimated
 #   maximum model length is …", vllm/v1/core/kv_cache_utils.py
-#   _check_enough_kv_cache_memory). For vLLM servers kvlint reports, before
+#   _check_enough_kv_cache_memory). Releases before V1 became the default
+#   (v0.8.0, vllm#13726) run the V0 engine, whose check says the same in
+#   tokens: ValueError("The model's max seq len (…) is larger than the
+#   maximum number of tokens that can be stored in KV cache (…)",
+#   vllm/worker/worker.py raise_if_cache_size_invalid); kvlint quotes the
+#   error of the release the server runs. For vLLM servers kvlint reports, before
 #   the pod crash-loops, what vLLM would report after loading the weights, in
 #   the same terms; capacity computes the numbers (needed and available GiB,
 #   the estimated maximum model length) and the error text.
@@ -177,12 +182,29 @@ vllm_message(s, err) := sprintf("vLLM refuses to start: one request of %s needs 
 ]) if {
 	gib := [m[1] | some m in regex.find_all_string_submatch_n(`\(([0-9.]+) GiB`, err, -1)]
 	count(gib) == 2
+} else := sprintf("vLLM refuses to start: one request of %s needs more than the %s tokens its KV cache holds; the V0 engine of %s stops after profiling memory with \"%s\"%s%s", [
+	vllm_context_phrase(s.capacity),
+	lib.thousands(to_number(held[0][1])),
+	release_phrase(s),
+	err,
+	vllm_incident_note(s),
+	lib.opaque_note(s.opaque),
+]) if {
+	# V0's error (releases before V1 became the default) counts tokens:
+	# "… stored in KV cache (N)" (worker.py raise_if_cache_size_invalid).
+	held := regex.find_all_string_submatch_n(`stored in KV cache \(([0-9]+)\)`, err, 1)
+	count(held) == 1
 } else := sprintf("vLLM refuses to start: its KV cache cannot hold one request of %s; it stops with \"%s\"%s%s", [
 	vllm_context_phrase(s.capacity),
 	err,
 	vllm_incident_note(s),
 	lib.opaque_note(s.opaque),
 ])
+
+# release_phrase names the release the server runs.
+release_phrase(s) := sprintf("vLLM v%s", [s.release.version]) if {
+	is_string(s.release.version)
+} else := "this vLLM release"
 
 # vllm_estimate is the length vLLM's message estimates, with separators, or
 # "no" when the cache holds less than one block.
