@@ -159,7 +159,7 @@ func (t *triage) writeEntry(w io.Writer, src excerpts, e entry) {
 	d := t.res.Deployments[e.fold.deployment]
 	others := ""
 	if n := e.fold.findings - 1; n > 0 {
-		others = fmt.Sprintf(" (%s more not listed)", plural(n, "finding"))
+		others = fmt.Sprintf(" (%d more %s not listed)", n, map[bool]string{true: "finding", false: "findings"}[n == 1])
 	}
 	fmt.Fprintf(w, "    assumed: said once for %s of deployment %s%s, whose tenancy kvlint takes to be %s\n",
 		plural(e.fold.servers, "server"), Clean(d.Name), others, d.Tenancy)
@@ -437,6 +437,6 @@ func (t *triage) writeAssumed(w io.Writer) {
 	if deployments == 0 {
 		return
 	}
-	fmt.Fprintln(w, clip(fmt.Sprintf("assumed: tenancy not declared for %s (%s, %s): declare it in .kvlint.yaml",
-		plural(deployments, "deployment"), plural(findings, "finding"), plural(servers, "server")), summaryWidth))
+	fmt.Fprintln(w, clip(fmt.Sprintf("assumed tenancy: %s, %s, %s; declare tenancy: in .kvlint.yaml",
+		plural(deployments, "deployment"), plural(servers, "server"), plural(findings, "finding")), summaryWidth))
 }
