@@ -169,7 +169,6 @@ func (t *triage) writeEntry(w io.Writer, src excerpts, e entry) {
 		Clean(strconv.Quote(d.Name)))
 }
 
-
 // group is a heading and the entries under it.
 type group struct {
 	heading string
