@@ -66,6 +66,14 @@ type entry struct {
 	fold *fold
 }
 
+// foldFindings is how many findings a fold stands for; 0 for a finding.
+func (e entry) foldFindings() int {
+	if e.fold == nil {
+		return 0
+	}
+	return e.fold.findings
+}
+
 // fold is what an entry stands for.
 type fold struct {
 	deployment int // index in res.Deployments
@@ -86,9 +94,11 @@ func newTriage(res *analysis.Result, opt TextOptions) *triage {
 			}
 		}
 	}
+	// A fold stays inside its group: under --group-by file, one per file
+	// of a deployment.
 	type foldKey struct {
 		deployment int
-		rule       string
+		rule, file string
 	}
 	folds := map[foldKey]*fold{}
 	foldServers := map[foldKey]map[int]bool{}
@@ -105,7 +115,10 @@ func newTriage(res *analysis.Result, opt TextOptions) *triage {
 			t.entries = append(t.entries, entry{f: f})
 			continue
 		}
-		k := foldKey{di, f.Rule}
+		k := foldKey{deployment: di, rule: f.Rule}
+		if t.groupBy == GroupByFile {
+			k.file = f.Span.File
+		}
 		fd := folds[k]
 		if fd == nil {
 			// The first in findingOrder: the most severe, then the first
@@ -198,7 +211,13 @@ func (t *triage) groups() []group {
 	for i := range out {
 		g := &out[i]
 		if g.deployment < 0 || t.groupBy != GroupByDeployment {
-			g.heading += " (" + plural(len(g.entries), "finding") + ")"
+			// Findings, not entries: a fold counts every finding it
+			// stands for.
+			n := 0
+			for _, e := range g.entries {
+				n += max(1, e.foldFindings())
+			}
+			g.heading += " (" + plural(n, "finding") + ")"
 		}
 	}
 	slices.SortStableFunc(out, func(a, b group) int {
