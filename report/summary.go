@@ -172,7 +172,7 @@ func (t *triage) writeEntry(w io.Writer, src excerpts, e entry) {
 	d := t.res.Deployments[e.fold.deployment]
 	others := ""
 	if n := e.fold.findings - 1; n > 0 {
-		others = fmt.Sprintf(" (%d more %s not listed)", n, map[bool]string{true: "finding", false: "findings"}[n == 1])
+		others = fmt.Sprintf(" (%d more %s not listed)", n, nouns(n, "finding"))
 	}
 	fmt.Fprintf(w, "    assumed: said once for %s of deployment %s%s, whose tenancy kvlint takes to be %s\n",
 		plural(e.fold.servers, "server"), Clean(d.Name), others, d.Tenancy)
@@ -224,6 +224,14 @@ func (t *triage) groups() []group {
 		return cmp.Or(cmp.Compare(b.top, a.top), boolOrder(a.deployment < 0, b.deployment < 0), cmp.Compare(a.heading, b.heading))
 	})
 	return out
+}
+
+// nouns is noun, in the plural unless n is 1.
+func nouns(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // boolOrder puts false before true.
@@ -393,7 +401,7 @@ func (t *triage) writeRuleCounts(w io.Writer) {
 	}
 	for i, c := range counts {
 		if i == summaryRules {
-			fmt.Fprintf(w, "  and %s more: --group-by rule lists them\n", plural(len(counts)-i, "rule"))
+			fmt.Fprintf(w, "  and %d more %s: --group-by rule lists them\n", len(counts)-i, nouns(len(counts)-i, "rule"))
 			break
 		}
 		line := fmt.Sprintf("  %-*s  %-*s  %s", idw, Clean(c.id), sw, sevs[i], Clean(c.title))
