@@ -55,7 +55,7 @@ type triage struct {
 	// deployment is the index in res.Deployments of each server's
 	// deployment, by server index.
 	deployment map[int]int
-	entries    []entry // sorted by entryOrder
+	entries    []entry // in findingOrder of their first finding
 }
 
 // entry is one item of the report: a finding, or, when fold is set, the
