@@ -40,6 +40,29 @@ type Rule struct {
 	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x, kvlint.coverage.<name> for KV5xx)
 	// File is the policy file of a custom rule (--policy); "" for kvlint's own.
 	File string `json:"file,omitempty"`
+	// StopsStart is the lowest severity at which the rule's findings mean
+	// the server does not start (argparse exits, the engine raises while
+	// it sizes its pools); 0 when none of them does. METADATA
+	// custom.stops_start: true (every finding) or a severity name (a rule
+	// whose findings at that severity or above are the fatal ones, such as
+	// KV404's removed flags among its deprecated ones).
+	StopsStart diag.Severity `json:"-"`
+	// Assumes names what a finding of the rule rests on when the
+	// configuration does not declare it: "tenancy" for a rule that fires
+	// only because tenants are taken to share the deployment. The text
+	// report says such a finding once per deployment. METADATA
+	// custom.assumes.
+	Assumes string `json:"-"`
+}
+
+// AssumesTenancy is Rule.Assumes for a rule whose findings exist because
+// the deployment's tenancy is taken to be multi when not declared.
+const AssumesTenancy = "tenancy"
+
+// Stops reports whether the finding f, made by r, means its server does not
+// start.
+func (r Rule) Stops(f diag.Diagnostic) bool {
+	return r.StopsStart.Valid() && f.AtLeast(r.StopsStart)
 }
 
 // Engine holds the compiled policies. It is safe for concurrent use, and

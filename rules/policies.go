@@ -161,6 +161,15 @@ func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 	for _, rr := range meta.RelatedResources {
 		r.References = append(r.References, rr.Ref.String())
 	}
+	if r.StopsStart, err = stopsStart(meta.Custom["stops_start"]); err != nil {
+		return Rule{}, fmt.Errorf("%s: METADATA custom.stops_start: %w", file, err)
+	}
+	if v, present := meta.Custom["assumes"]; present {
+		if s, _ := v.(string); s != AssumesTenancy {
+			return Rule{}, fmt.Errorf("%s: METADATA custom.assumes %v, want %q", file, v, AssumesTenancy)
+		}
+		r.Assumes = AssumesTenancy
+	}
 	switch {
 	case r.Title == "":
 		return Rule{}, fmt.Errorf("%s: METADATA has no title", file)
@@ -173,6 +182,24 @@ func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 		return Rule{}, fmt.Errorf("%s: defines no deny rule", file)
 	}
 	return r, nil
+}
+
+// stopsStart reads custom.stops_start: absent or false (no finding stops
+// the server), true (every finding does), or the severity from which the
+// rule's findings do.
+func stopsStart(v any) (diag.Severity, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case bool:
+		if v {
+			return diag.SeverityInfo, nil
+		}
+		return 0, nil
+	case string:
+		return diag.ParseSeverity(v)
+	}
+	return 0, fmt.Errorf("%v: want true, false or a severity name", v)
 }
 
 func definesDeny(mod *ast.Module) bool {
