@@ -317,7 +317,7 @@ func (e *Estimate) weightsPerStage(m *Model, w weightInput) ([]int64, bool) {
 	stages, steps, err := stageWeights(m, w)
 	if err != nil {
 		e.need("weights")
-		e.assume("the weights of %s are unknown (%v): declare a local checkpoint directory whose model.safetensors.index.json gives total_size", m.ID, err)
+		e.assume("the weights of %s are unknown (%v): declare a local checkpoint directory whose model.safetensors.index.json gives total_size, or whose *.safetensors headers kvlint can sum", m.ID, err)
 		return nil, false
 	}
 	for _, s := range steps {

@@ -53,6 +53,12 @@ func TestCatalogParamsMatchPublishedTotals(t *testing.T) {
 		{"openai/gpt-oss-120b", 116.8, 0.1},
 		{"openai/gpt-oss-20b", 20.9, 0.05},
 		{"google/gemma-2-9b", 9.24, 0.01},
+		// Generated rows, counted from their config shapes (gen/params.go)
+		// against the model cards' totals.
+		{"Qwen/Qwen2.5-0.5B", 0.49, 0.01},
+		{"meta-llama/Llama-2-7b-hf", 6.74, 0.01},
+		{"mistralai/Mistral-7B-v0.1", 7.24, 0.01},
+		{"meta-llama/Meta-Llama-3-70B", 70.55, 0.01},
 	}
 	for _, tt := range tests {
 		m := catalogModel(t, tt.id)

@@ -90,6 +90,17 @@ func TestCellSizeFromSGLangFormula(t *testing.T) {
 		{"Mistral-7B", "mistralai/Mistral-7B-v0.3", nil, 131072},
 		// Phi-3.5-mini is MHA: 32 KV heads × (96+96) × 32 × 2.
 		{"Phi-3.5-mini", "microsoft/Phi-3.5-mini-instruct", nil, 32 * 192 * 32 * 2},
+		// Generated rows (configs.jsonl), one per family they add.
+		// Qwen2.5-0.5B: 2 KV heads × (64+64) × 24 layers × 2 B.
+		{"Qwen2.5-0.5B", "Qwen/Qwen2.5-0.5B", nil, 2 * 128 * 24 * 2},
+		// gemma-3-27b-it states head_dim 128 and 16 KV heads: all 62 layers full.
+		{"gemma-3-27b-it", "google/gemma-3-27b-it", nil, 16 * 256 * 62 * 2},
+		// MiniCPM3 is MLA: latent kv_lora_rank 256 + qk_rope_head_dim 32, 62 layers.
+		{"MiniCPM3-4B MLA", "openbmb/MiniCPM3-4B", nil, 288 * 62 * 2},
+		// Command R v01 is MHA: 64 KV heads × (128+128) × 40 layers, split by TP 4.
+		{"c4ai-command-r-v01 TP4", "CohereForAI/c4ai-command-r-v01", []string{"--tp-size", "4"}, 16 * 256 * 40 * 2},
+		// Llama 2 7B is MHA: 32 × (128+128) × 32.
+		{"Llama-2-7b", "meta-llama/Llama-2-7b-hf", nil, 32 * 256 * 32 * 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

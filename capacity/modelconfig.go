@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -30,7 +32,8 @@ const (
 // rope_scaling, dtype, quantization_config, and hf_quant_config.json beside
 // it. config.json has no parameter count: when the directory also holds
 // model.safetensors.index.json, its metadata.total_size becomes WeightsBytes;
-// otherwise the weights stay unknown. Errors are *diag.Diagnostic naming the file
+// otherwise the headers of its *.safetensors files are summed
+// (readSafetensorsHeaders); with neither the weights stay unknown. Errors are *diag.Diagnostic naming the file
 // (with line:col for JSON syntax errors and bad values).
 func ReadModelConfig(path string) (*Model, error) {
 	return ReadModelConfigIn(confined.Unconfined, path)
@@ -64,6 +67,11 @@ func ReadModelConfigIn(cfs *confined.FS, path string) (*Model, error) {
 	}
 	if err := readSafetensorsIndex(cfs, dir, m); err != nil {
 		return nil, err
+	}
+	if m.WeightsBytes == 0 {
+		if err := readSafetensorsHeaders(cfs, dir, m); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
@@ -253,6 +261,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 		m.ModelType = top.str("model_type")
 	}
 	applyAttributeMap(text, m.ModelType)
+	m.Inferred = append(m.Inferred, applyClassDefaults(text, m.ModelType)...)
 
 	layers, okL := text.int("num_hidden_layers", maxLayers)
 	hidden, okH := text.int("hidden_size", maxDim)
@@ -656,9 +665,73 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 // GPT2Config returns n_embd, and SGLang reads these configs through
 // transformers (transformers models/gpt2/configuration_gpt2.py GPT2Config
 // attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise).
+//
+// Falcon has no attribute_map but takes the old n_embed key as hidden_size
+// (transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
+// models/falcon/configuration_falcon.py FalconConfig.__init__: "Backward
+// compatibility with n_embed kwarg"), which reads the same.
 var attributeMaps = map[string]map[string]string{
 	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"falcon":      {"hidden_size": "n_embed"},
+}
+
+// classDefaults are the __init__ defaults of transformers config classes
+// for the keys kvlint reads: a config.json that omits one gets the class's
+// value when transformers loads it, and SGLang and vLLM read the loaded
+// config. Only classes whose published checkpoints rely on a default are
+// listed; elsewhere a missing key stays missing.
+//
+//   - gemma3_text: transformers@d98ac17cc00f337eeee9a1e2380072dc8cafabd4
+//     models/gemma3/configuration_gemma3.py Gemma3TextConfig.__init__
+//     (google/gemma-3-*-it text_config omits the head counts, head_dim,
+//     max_position_embeddings and sliding_window_pattern).
+//   - falcon: transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
+//     models/falcon/configuration_falcon.py FalconConfig.__init__
+//     (num_kv_heads defaults to num_attention_heads, which totalKVHeads
+//     already does).
+var classDefaults = map[string]map[string]int64{
+	"gemma3_text": {
+		"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+		"num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+		"head_dim": 256, "max_position_embeddings": 131072, "sliding_window": 4096,
+		"sliding_window_pattern": 6,
+	},
+	"falcon": {
+		"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32,
+		"num_attention_heads": 71, "max_position_embeddings": 2048,
+	},
+}
+
+// classDefaultBools are the boolean class defaults, as classDefaults.
+var classDefaultBools = map[string]map[string]bool{
+	"gemma3_text": {"tie_word_embeddings": true},
+}
+
+// applyClassDefaults fills the keys the config omits with its class's
+// defaults and says which it filled, in key order.
+func applyClassDefaults(r *configReader, modelType string) []string {
+	var filled []string
+	defs := classDefaults[modelType]
+	keys := make([]string, 0, len(defs))
+	for k := range defs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if r.has(k) {
+			continue
+		}
+		r.obj[k] = json.Number(strconv.FormatInt(defs[k], 10))
+		filled = append(filled, fmt.Sprintf("config.json omits %s: transformers' %s class default %d applies", k, modelType, defs[k]))
+	}
+	for k, v := range classDefaultBools[modelType] {
+		if !r.has(k) {
+			r.obj[k] = v
+			filled = append(filled, fmt.Sprintf("config.json omits %s: transformers' %s class default %t applies", k, modelType, v))
+		}
+	}
+	return filled
 }
 
 // applyAttributeMap makes the standard names read the class's own keys

@@ -30,6 +30,10 @@ type Options struct {
 	FS *confined.FS
 	// Catalog is the model and GPU catalog; nil means Default().
 	Catalog *Catalog
+	// HFCaches are the Hugging Face hub caches searched, in order, for a
+	// model id before the catalog: a downloaded checkpoint's own
+	// config.json and weights beat the catalog's row.
+	HFCaches []HFCache
 }
 
 // EstimateServer computes the KV-cache pool SGLang will allocate for one
@@ -505,6 +509,23 @@ func (e *estimator) resolveModel() {
 	}
 	if e.modelFromLocalDir(name) {
 		return
+	}
+	if e.modelFromHFCache(name) {
+		return
+	}
+	if id := idFromCachePath(name); id != "" && id != name {
+		// A path into a hub cache inside the container names the
+		// repository it was downloaded from.
+		if m, how := e.cat.lookupModel(id); how == matchID || how == matchAlias {
+			e.est.assume("%q is a Hugging Face cache folder of %s, read as catalog model %s", name, id, m.ID)
+			e.useModel(m, m.ID)
+			return
+		}
+		if v, ok := e.cat.lookupVariant(id); ok {
+			e.est.assume("%q is a Hugging Face cache folder of %s, which is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name, id)
+			e.useModel(v, v.ID)
+			return
+		}
 	}
 	m, how := e.cat.lookupModel(name)
 	if how == matchNone {

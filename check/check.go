@@ -5,6 +5,8 @@ package check
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -31,6 +33,9 @@ type Options struct {
 	Tenancy deploy.Tenancy // --tenancy
 	GPU     string         // --gpu
 	Exclude []string       // --exclude, gitignore-style
+	// HFCaches are --hf-cache directories: Hugging Face hub caches the
+	// user named, read wherever they are.
+	HFCaches []string
 	// TFVarFiles are --tf-var-file files, applied to every Terraform module.
 	TFVarFiles []string
 	// Environ is the environment TF_VAR_* variables are read from ("NAME=value");
@@ -103,7 +108,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	res.Estimates = make([]capacity.Estimate, len(res.Servers))
 	parallel.For(len(res.Servers), func(i int) {
 		s := res.Servers[i]
-		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU, modelFS))
+		res.Estimates[i] = capacity.EstimateServer(s, capacityOptions(cfgs.forFile(s.Span.File), opt.GPU, modelFS, opt.HFCaches))
 	})
 	notes := noteLists{}
 	for i := range res.Estimates {
@@ -208,10 +213,43 @@ func sortErrors(errs []*diag.Diagnostic) {
 // the capacity estimates. The GPU is a default for servers whose files
 // name none; --gpu overrides the configuration's. cfs confines the model
 // configs it reads.
-func capacityOptions(cfg *config.Config, gpu string, cfs *confined.FS) capacity.Options {
+func capacityOptions(cfg *config.Config, gpu string, cfs *confined.FS, named []string) capacity.Options {
 	opt := capacity.Options{GPU: cfg.GPU, GPUSource: ".kvlint.yaml gpu:", ModelConfigs: cfg.Models, BaseDir: cfg.Dir, Catalog: capacity.Default(), FS: cfs}
 	if gpu != "" {
 		opt.GPU, opt.GPUSource = gpu, "--gpu"
 	}
+	opt.HFCaches = hfCaches(cfg, named)
 	return opt
+}
+
+// hfCaches lists the Hugging Face hub caches to search, in order: those
+// named by --hf-cache (read wherever they are), those .kvlint.yaml lists,
+// then where huggingface_hub itself would look on this machine
+// ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub:
+// huggingface_hub constants.py HF_HUB_CACHE). All but the first are read
+// only inside the checked paths (the model FS refuses the rest), so a
+// cache outside the tree is never read because a file or the environment
+// pointed at it.
+func hfCaches(cfg *config.Config, named []string) []capacity.HFCache {
+	var out []capacity.HFCache
+	for _, d := range named {
+		out = append(out, capacity.HFCache{Dir: d, Named: true, From: "--hf-cache"})
+	}
+	for _, d := range cfg.HFCache {
+		if !filepath.IsAbs(d) && cfg.Dir != "" {
+			d = filepath.Join(cfg.Dir, d)
+		}
+		out = append(out, capacity.HFCache{Dir: d, From: ".kvlint.yaml hf_cache:"})
+	}
+	switch {
+	case os.Getenv("HF_HUB_CACHE") != "":
+		out = append(out, capacity.HFCache{Dir: os.Getenv("HF_HUB_CACHE"), From: "$HF_HUB_CACHE"})
+	case os.Getenv("HF_HOME") != "":
+		out = append(out, capacity.HFCache{Dir: filepath.Join(os.Getenv("HF_HOME"), "hub"), From: "$HF_HOME/hub"})
+	default:
+		if home, err := os.UserHomeDir(); err == nil {
+			out = append(out, capacity.HFCache{Dir: filepath.Join(home, ".cache", "huggingface", "hub"), From: "~/.cache/huggingface/hub"})
+		}
+	}
+	return out
 }

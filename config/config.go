@@ -45,6 +45,10 @@ type Config struct {
 	// config.json (or its directory), relative to this file, or the id of a
 	// model in kvlint's catalog.
 	Models map[string]string `yaml:"models"`
+	// HFCache lists Hugging Face hub cache directories (each holding
+	// models--ORG--NAME/), relative to this file, searched for a model id
+	// a server names; they are read only inside the checked paths.
+	HFCache []string `yaml:"hf_cache"`
 	// Ignore suppresses findings by path and rule, with a reason and an
 	// optional expiry date (see IgnoreEntry).
 	Ignore []IgnoreEntry `yaml:"ignore"`

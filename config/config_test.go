@@ -19,7 +19,7 @@ func TestParse(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{"tennancy: multi\n", `k.yaml:1:1: unknown key "tennancy" (known keys: deployments, engine_release, exclude, expected_concurrency, fail_on, gpu, helm, ignore, images, isolation, models, tenancy, workload)`},
+		{"tennancy: multi\n", `k.yaml:1:1: unknown key "tennancy" (known keys: deployments, engine_release, exclude, expected_concurrency, fail_on, gpu, helm, hf_cache, ignore, images, isolation, models, tenancy, workload)`},
 		{"gpu: H100\ntenancy: shared\n", `k.yaml:2:10: tenancy must be "multi" or "single"`},
 		{"expected_concurrency: -1\n", "k.yaml:1:23: expected_concurrency must not be negative"},
 		{"expected_concurrency: lots\n", "k.yaml:1:23: cannot unmarshal !!str `lots` into int"},

@@ -33,6 +33,7 @@ type commonFlags struct {
 	format     string
 	tenancy    string
 	gpu        string
+	hfCaches   []string
 	configPath string
 	exclude    []string
 	tfVarFiles []string
@@ -62,6 +63,7 @@ func (f *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&f.tenancy, "tenancy", "", "multi (the default) or single: whether tenants share servers")
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU the servers run on when their files don't say (e.g. H100-80GB)")
+	cmd.Flags().StringArrayVar(&f.hfCaches, "hf-cache", nil, "Hugging Face hub cache directory (holding models--ORG--NAME) to read model configs and weights from (repeatable)")
 	cmd.Flags().StringVar(&f.configPath, "config", "", "configuration file (default: "+config.FileName+" beside the checked paths or in a parent, else in the working directory or a parent)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "gitignore-style pattern of paths not to check (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tfVarFiles, "tf-var-file", nil, "Terraform variable definitions file applied to every module after its own tfvars (repeatable)")
@@ -193,7 +195,7 @@ func (f *commonFlags) analyseRun(ctx context.Context, paths []string, stdin io.R
 	}
 	opt := check.Options{
 		EngineRelease: upgrade,
-		Paths:         paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, Exclude: f.exclude,
+		Paths:         paths, Config: cfg, Tenancy: deploy.Tenancy(f.tenancy), GPU: f.gpu, HFCaches: f.hfCaches, Exclude: f.exclude,
 		TFVarFiles: f.tfVarFiles, Environ: os.Environ(),
 		Baseline: base, BaselinePath: f.baselinePath,
 		HelmValues: f.helmValues, HelmSet: f.helmSet,
