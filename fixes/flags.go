@@ -214,7 +214,8 @@ func (s *Subject) ambiguous(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 		return nil
 	}
 	var only *engine.Flag
-	for _, f := range append(t.Flags(), t.RemovedFlags()...) {
+	// A new slice: appending to Flags() could write into the table's own.
+	for _, f := range slices.Concat(t.Flags(), t.RemovedFlags()) {
 		for _, o := range f.OptionStrings() {
 			if !strings.HasPrefix(o, is.Written) {
 				continue
