@@ -74,6 +74,12 @@ func TestFlagFixes(t *testing.T) {
 		{"abbreviation with =", "--tp=2", "KV402", deploy.FlagAbbreviated, "", "--tp-size=2"},
 		{"quoted abbreviation", "'--tp' 2", "KV402", deploy.FlagAbbreviated, "", "'--tp-size' 2"},
 		{"ambiguous: no one name", "--pp 2", "KV402", deploy.FlagAmbiguous, "", ""},
+		// v0.5.3 had --pp-size alone; --pp-max-micro-batch-size came in
+		// 0.5.3.post1 (engine/data/sglang_server_history.tsv).
+		{"ambiguous today, one name on the release", "--pp 2 --port 1", "KV402", deploy.FlagAmbiguous, "0.5.3", "--pp-size 2 --port 1"},
+		{"ambiguous on the release too", "--pp 2", "KV402", deploy.FlagAmbiguous, "0.5.6.post2", ""},
+		// Between two snapshots the history cannot say which it had.
+		{"ambiguous, release not read", "--pp 2", "KV402", deploy.FlagAmbiguous, "0.5.3.post9", ""},
 		{"typo", "--mem-fraction-statc 0.8 --port 1", "KV401", deploy.FlagUnknown, "", "--mem-fraction-static 0.8 --port 1"},
 		// A switch's typo: the closest flag takes no value either.
 		{"typo of a switch", "--enable-metrcs --port 1", "KV401", deploy.FlagUnknown, "", "--enable-metrics --port 1"},
