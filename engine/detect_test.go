@@ -172,3 +172,22 @@ func TestServerConfigErrors(t *testing.T) {
 		t.Errorf("ok=%v errs=%v", ok, errs)
 	}
 }
+
+// A launch of more words than kvlint parses is an error at the first word
+// past the bound, not a server built from a prefix.
+func TestServerTooManyWords(t *testing.T) {
+	words := []deploy.Value{
+		{Raw: "python3", Known: true}, {Raw: "-m", Known: true},
+		{Raw: "sglang.launch_server", Known: true},
+	}
+	for i := len(words); i <= MaxArgv+3; i++ {
+		words = append(words, deploy.Value{Raw: "--foo", Known: true, Span: deploy.Span{File: "x.sh", Line: 2, Col: i}})
+	}
+	_, errs, ok := Server(words, nil)
+	if !ok || len(errs) != 1 || !strings.Contains(errs[0].Message, "more than 65536 words") {
+		t.Fatalf("ok=%v errs=%v", ok, errs)
+	}
+	if errs[0].Span.Col != MaxArgv+3 {
+		t.Errorf("error at col %d, want %d", errs[0].Span.Col, MaxArgv+3)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 )
 
 // Parse reads a program's argv the way its argparse parser does and reports
@@ -46,9 +47,22 @@ type parseOptions struct {
 	vllmAPIServer bool
 }
 
+// MaxArgv bounds the words of one launch kvlint parses (and of one shell
+// command the shell parser builds). A real launch has
+// tens of words; a 16 MiB script line can hold millions, whose tokens,
+// classified and kept, would cost gigabytes.
+const MaxArgv = 1 << 16
+
 func (t *Table) parse(argv []deploy.Value, read ReadFile, opt parseOptions) Result {
 	if t == nil {
 		return Result{Args: map[string]deploy.Value{}} // Lookup of a program kvlint does not know
+	}
+	if len(argv) > MaxArgv {
+		// Parsing a prefix would invent a server: a later word could
+		// override any flag of it. The launch is reported, not parsed.
+		return Result{Args: map[string]deploy.Value{}, Errors: []*diag.Diagnostic{
+			diag.Errorf(argv[MaxArgv].Span, "launch has more than %d words; not analysed", MaxArgv),
+		}}
 	}
 	p := &parser{t: t, opt: opt, res: Result{
 		Args:  map[string]deploy.Value{},

@@ -285,6 +285,9 @@ func checkOutputPaths(outs []output) error {
 
 // writable says why path may not be replaced by an output (nil: it may).
 func writable(path string) error {
+	if err := linkedDir(path); err != nil {
+		return err
+	}
 	info, err := os.Lstat(path)
 	switch {
 	case os.IsNotExist(err):
@@ -295,6 +298,39 @@ func writable(path string) error {
 		return errLinkTarget
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("is not a regular file")
+	}
+	return nil
+}
+
+// linkedDir refuses a path whose directory, below the working directory
+// (the checkout, in CI), is or passes through a symbolic link: a checkout
+// can commit out -> /home/runner/.ssh as well as a linked file, and the
+// rename that replaces a linked file still writes inside a linked
+// directory. Directories above the working directory are the user's.
+func linkedDir(path string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(wd, filepath.Dir(abs))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	dir := wd
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		dir = filepath.Join(dir, part)
+		info, err := os.Lstat(dir)
+		if err != nil {
+			return nil // a missing directory: the write fails on its own
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			r, _ := filepath.Rel(wd, dir)
+			return fmt.Errorf("is in %s, a symbolic link; kvlint does not write through links (remove it or name another file)", r)
+		}
 	}
 	return nil
 }

@@ -8,8 +8,9 @@ import (
 
 // largeDockerfile is a Dockerfile of n lines of one shape: n separate RUN,
 // ENV or ARG instructions (each ENV and ARG referring to the one before),
-// one RUN continued over n lines with the escape character, or n stages
-// each built FROM the one before.
+// one RUN continued over n lines with the escape character, n stages
+// each built FROM the one before, or n such stages each setting one more
+// ENV than the stage it builds on.
 func largeDockerfile(n int, shape string) []byte {
 	var b strings.Builder
 	b.WriteString("FROM lmsysorg/sglang:latest AS s0\n")
@@ -25,6 +26,8 @@ func largeDockerfile(n int, shape string) []byte {
 			}
 		case "stages":
 			fmt.Fprintf(&b, "FROM s%d AS s%d\n", i, i+1)
+		case "stagesenv":
+			fmt.Fprintf(&b, "FROM s%d AS s%d\nENV V%d=${V%d:-x}%d\n", i, i+1, i, i-1, i)
 		case "env", "arg":
 			fmt.Fprintf(&b, "%s V%d=${V%d:-x}%d\n", strings.ToUpper(shape), i, i-1, i)
 		}
@@ -40,7 +43,7 @@ func largeDockerfile(n int, shape string) []byte {
 // with its length: the 20k cases should take about ten times the 2k ones.
 func BenchmarkLargeDockerfile(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
-		for _, shape := range []string{"run", "continued", "env", "arg", "stages"} {
+		for _, shape := range []string{"run", "continued", "env", "arg", "stages", "stagesenv"} {
 			data := largeDockerfile(n, shape)
 			b.Run(fmt.Sprintf("lines=%d/%s", n, shape), func(b *testing.B) {
 				b.SetBytes(int64(len(data)))

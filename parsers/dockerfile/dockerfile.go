@@ -39,15 +39,13 @@ type stage struct {
 	// refs are the FROM <stage> lines that led from image to this stage,
 	// the last one last: image's Origin goes on through them (imageValue).
 	refs *refs
-	env  vars // ENV, inherited from a stage it builds on
-	// envShared: env is the map of the stage this one builds on, copied
-	// at this stage's first ENV (a chain of stages that set no ENV then
-	// costs no copies).
-	envShared bool
-	args      vars  // ARG declared in this stage
-	shell     []arg // SHELL, inherited
-	cmd       *command
-	entry     *command
+	// env is ENV, inherited from a stage it builds on: shared with that
+	// stage, never copied whole (envMap).
+	env   *envMap
+	args  vars  // ARG declared in this stage
+	shell []arg // SHELL, inherited
+	cmd   *command
+	entry *command
 	// cmdSet: CMD was given in this stage. Otherwise ENTRYPOINT clears the
 	// CMD inherited from the base (BuildKit dispatchEntrypoint).
 	cmdSet bool
@@ -67,6 +65,7 @@ type parser struct {
 	stages []*stage
 	byName map[string]*stage
 	errs   []*diag.Diagnostic
+	budget int // what substitution may still copy (expansionBudget)
 }
 
 // Parse returns the servers the image built by the Dockerfile runs.
@@ -108,6 +107,7 @@ func ParseFileWith(f *source.File, read engine.ReadFile, images *engine.ImageTab
 // and returns the final stage.
 func analyseLines(name string, data []byte, lines *source.Index) (p *parser, final *stage) {
 	p = &parser{name: name, data: data, lines: lines, escape: '\\', meta: vars{}, byName: map[string]*stage{}}
+	p.budget = expansionBudget
 	defer func() {
 		if r := recover(); r != nil {
 			p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: name}, Message: fmt.Sprintf("internal error while reading the Dockerfile: %v", r)})
@@ -257,7 +257,7 @@ func (p *parser) from(ins instruction) {
 		}
 	}
 	fields := fieldsOf(ins.args)
-	st := &stage{env: vars{}, args: vars{}}
+	st := &stage{args: vars{}}
 	p.stages = append(p.stages, st)
 	if len(fields) != 1 && !(len(fields) == 3 && strings.EqualFold(string(fields[1].b), "as")) {
 		p.errorf(ins.kw, "FROM requires either one or three arguments")
@@ -266,7 +266,7 @@ func (p *parser) from(ins instruction) {
 	if len(fields) == 3 {
 		st.name = strings.ToLower(string(fields[2].b))
 	}
-	w, err := substitute(fields[0], p.escape, p.meta)
+	w, err := substitute(fields[0], p.escape, p.meta, &p.budget)
 	if err != nil {
 		p.errorf(fields[0], "FROM: %v", err)
 		return
@@ -278,7 +278,7 @@ func (p *parser) from(ins instruction) {
 		// stages (FROM a AS b, FROM b AS c, ...) cost O(n²).
 		st.refs = base.refs.push(deploy.At(deploy.StepReference, st.image.Span))
 		st.image = base.image
-		st.env, st.envShared = base.env, true
+		st.env = base.env
 		st.shell = base.shell
 		st.cmd, st.entry, st.entrySet = base.cmd, base.entry, base.entrySet
 	}
@@ -339,20 +339,12 @@ func (st *stage) imageValue() deploy.Value {
 	return v
 }
 
-func cloneVars(v vars) vars {
-	out := make(vars, len(v))
-	for k, x := range v {
-		out[k] = x
-	}
-	return out
-}
-
 // get looks a variable up as substitution in a stage sees it: its ARGs,
 // with ENV taking precedence (Dockerfile reference, "Using ARG variables").
 // Looking into the stage's own maps, not a merged copy, keeps a Dockerfile
 // of many ARG or ENV instructions linear in its length.
 func (st *stage) get(name string) (deploy.Value, bool) {
-	if v, ok := st.env[name]; ok {
+	if v, ok := st.env.get(name); ok {
 		return v, true
 	}
 	v, ok := st.args[name]
@@ -383,7 +375,7 @@ func (p *parser) arg(ins instruction, st *stage) {
 			if st != nil {
 				env = st
 			}
-			sub, err := substitute(w.slice(eq+1, len(w.b)), p.escape, env)
+			sub, err := substitute(w.slice(eq+1, len(w.b)), p.escape, env, &p.budget)
 			if err != nil {
 				p.errorf(w, "ARG: %v", err)
 				continue
@@ -466,7 +458,7 @@ func (p *parser) env(ins instruction, st *stage) {
 			p.errorf(kv.whole, "ENV names can not be blank")
 			continue
 		}
-		sub, err := substitute(kv.value, p.escape, st)
+		sub, err := substitute(kv.value, p.escape, st, &p.budget)
 		if err != nil {
 			p.errorf(kv.whole, "ENV: %v", err)
 			continue
@@ -477,11 +469,8 @@ func (p *parser) env(ins instruction, st *stage) {
 		}
 		sets = append(sets, set{kv.name, deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Origin: sub.origin}})
 	}
-	if st.envShared && len(sets) > 0 {
-		st.env, st.envShared = cloneVars(st.env), false
-	}
 	for _, s := range sets {
-		st.env[s.name] = s.value
+		st.env = st.env.with(s.name, s.value)
 	}
 }
 
@@ -592,10 +581,8 @@ func (p *parser) commands(st *stage) (cmds []shell.Command, ep *deploy.ImageEntr
 		}
 	}
 	// The shell sees the image's ENV; ARGs exist only while building.
-	env := shell.Env{}
-	for k, v := range st.env {
-		env[k] = v
-	}
+	env := make(shell.Env, st.env.len())
+	st.env.each(func(k string, v deploy.Value) { env[k] = v })
 	text := []byte(script.Raw)
 	inner, errs := shell.Commands(shell.Source{
 		File:   p.name,

@@ -304,3 +304,27 @@ func TestExecFormSpansMatchText(t *testing.T) {
 func analyse(name string, data []byte) (*parser, *stage) {
 	return analyseLines(name, data, source.NewIndex(data, source.LF))
 }
+
+// A chain of ENVs that each double the one before stops at the budget with
+// an error at the word that crossed it, instead of allocating 2^n bytes.
+func TestDoublingEnvBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("FROM lmsysorg/sglang:latest\nENV A0=xxxxxxxxxxxxxxxx\n")
+	for i := 1; i < 60; i++ {
+		fmt.Fprintf(&b, "ENV A%d=${A%d}${A%d}\n", i, i-1, i-1)
+	}
+	b.WriteString("CMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"m\"]\n")
+	p, final := analyse("Dockerfile", []byte(b.String()))
+	if final == nil {
+		t.Fatal("no final stage")
+	}
+	if len(p.errs) == 0 {
+		t.Fatal("no error for a doubling chain")
+	}
+	e := p.errs[0]
+	// 16 bytes doubled 20 times is 16 MiB: A20 (line 22) is the first
+	// value that does not fit once A1..A19 are paid for.
+	if !strings.Contains(e.Message, "expand to more than") || e.Span.Line < 20 || e.Span.Line > 23 {
+		t.Fatalf("error %s at %d:%d", e.Message, e.Span.Line, e.Span.Col)
+	}
+}

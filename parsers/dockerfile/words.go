@@ -2,10 +2,12 @@ package dockerfile
 
 import (
 	"errors"
+	"fmt"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/limits"
 )
 
 // word is text after Dockerfile variable substitution and quote removal.
@@ -79,12 +81,26 @@ type substitutor struct {
 	escape byte
 	env    scope
 	out    word
+	// budget is what the file's substitutions may still copy (bytes of
+	// values plus steps of their origins); over is set when a value did
+	// not fit.
+	budget *int
+	over   bool
 }
 
-func substitute(t text, escape byte, env scope) (word, error) {
-	s := &substitutor{src: t, escape: escape, env: env, out: word{known: true}}
+// expansionBudget bounds what one file's substitutions copy in all. Each
+// ENV or ARG may repeat earlier ones (ENV A1=$A0$A0, ENV A2=$A1$A1, ...),
+// so a file well under limits.MaxFileSize can ask for values, and origin
+// chains, that double with every line.
+const expansionBudget = limits.MaxFileSize
+
+func substitute(t text, escape byte, env scope, budget *int) (word, error) {
+	s := &substitutor{src: t, escape: escape, env: env, out: word{known: true}, budget: budget}
 	if err := s.until(0); err != nil {
 		return word{}, err
+	}
+	if s.over {
+		return word{}, fmt.Errorf("variables expand to more than %d bytes in this file; not expanded", expansionBudget)
 	}
 	return s.out, nil
 }
@@ -309,6 +325,13 @@ func (s *substitutor) lookup(name string, start int) {
 
 // value appends a known variable's value, placed on the $ expansion.
 func (s *substitutor) value(v deploy.Value, start int) {
+	cost := len(v.Raw) + len(v.Origin)
+	if s.over || cost > *s.budget {
+		s.over = true
+		s.unknown(start)
+		return
+	}
+	*s.budget -= cost
 	first, last := s.src.at[start], s.src.at[s.i-1]
 	for j := 0; j < len(v.Raw); j++ {
 		s.emit(v.Raw[j], min(first+j, last))

@@ -33,6 +33,13 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 		fields = append(fields, f)
 	}
 	for _, arg := range c.Args {
+		if len(words) > engine.MaxArgv {
+			// Millions of words fit on one line of a file kvlint reads;
+			// each costs hundreds of bytes here, and no engine launch has
+			// so many. The command is reported, not half-built.
+			w.errorf(w.off(arg.Pos()), w.off(arg.End()), "command has more than %d words; not analysed", engine.MaxArgv)
+			return
+		}
 		for _, f := range w.expandFields(arg, st) {
 			words = append(words, w.value(f))
 			fields = append(fields, f)

@@ -566,3 +566,42 @@ func TestViaOfEmptyValues(t *testing.T) {
 		t.Errorf("via %v, want %v", via, want)
 	}
 }
+
+// A=$A$A on each line doubles the value; the run stops copying at maxCopy
+// with one error at the expansion that crossed it, and the launch after it
+// is still found (with an unknown model).
+func TestDoublingExpansionBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("A0=xxxxxxxxxxxxxxxx\n")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&b, "A%d=\"$A%d$A%d\"\n", i, i-1, i-1)
+	}
+	b.WriteString("python3 -m sglang.launch_server --model-path \"$A39\"\n")
+	text := []byte(b.String())
+	cmds, errs := Commands(Source{File: "x.sh", Text: text})
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "expand to more than") {
+		t.Fatalf("errors: %v", errs)
+	}
+	if errs[0].Span.Line < 18 || errs[0].Span.Line > 23 {
+		t.Errorf("error at line %d", errs[0].Span.Line)
+	}
+	last := cmds[len(cmds)-1]
+	if len(last.Words) != 5 || last.Words[4].Known {
+		t.Fatalf("launch words: %+v", last.Words)
+	}
+}
+
+// A command of more words than any launch is an error at the first word
+// past the bound, and no command is built from it.
+func TestTooManyWords(t *testing.T) {
+	text := []byte("python3 -m sglang.launch_server" + strings.Repeat(" --foo", 70000) + "\n")
+	cmds, errs := Commands(Source{File: "x.sh", Text: text})
+	if len(cmds) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Message, "more than 65536 words") {
+		t.Fatalf("cmds %d, errors %v", len(cmds), errs)
+	}
+	// python3, -m, the module and 65,534 --foo make 65,537 words: the
+	// error is at the next --foo, column 32+6*65534+1.
+	if want := 32 + 6*65534 + 1; errs[0].Span.Col != want {
+		t.Errorf("error at col %d, want %d", errs[0].Span.Col, want)
+	}
+}

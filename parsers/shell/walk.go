@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/limits"
 )
 
 // maxDepth bounds sh -c nesting (sh -c "bash -c '...'").
@@ -50,7 +51,17 @@ type sink struct {
 	// on behalf of a call, so nested calls cannot multiply without end.
 	budget    int
 	exhausted bool
+	// copyLeft bounds the bytes (and origin steps) that expansions copy
+	// from variables in one run: A=$A$A on each of n lines doubles the
+	// value n times, gigabytes from a few hundred bytes of script. Past
+	// it, an expansion is unknown and the first one is an error.
+	copyLeft int
+	copyOver bool
 }
+
+// maxCopy is the run's copyLeft: no real script expands to more text than
+// kvlint reads from one file.
+const maxCopy = limits.MaxFileSize
 
 // maxFollow is the number of function bodies and eval texts one run walks.
 const maxFollow = 512
@@ -83,7 +94,7 @@ func newWalker(src Source, depth int) *walker {
 		text:  src.Text,
 		loc:   locator{file: src.File, lines: lines, mapf: src.Map},
 		depth: depth,
-		out:   &sink{budget: maxFollow},
+		out:   &sink{budget: maxFollow, copyLeft: maxCopy},
 		funcs: map[string]*function{},
 	}
 }

@@ -337,6 +337,9 @@ func (x *expander) unknown(s, e int) {
 // bytes are placed on the expansion's own bytes, clamped to its end; src,
 // when it has one entry per byte, says where each was written.
 func (x *expander) value(v string, src []int, s, e int, origin deploy.Origin, quoted bool) {
+	if !x.pay(v, origin, s, e) {
+		return
+	}
 	if quoted || v != "" {
 		x.open = true
 		x.touch()
@@ -347,9 +350,30 @@ func (x *expander) value(v string, src []int, s, e int, origin deploy.Origin, qu
 	x.cur.origin = append(x.cur.origin, origin...)
 }
 
+// pay takes the copy of v and its origin from the run's budget (maxCopy).
+// When it does not fit, text[s:e] is appended as written, unknown, and the
+// first such expansion of the run is an error at its place.
+func (x *expander) pay(v string, origin deploy.Origin, s, e int) bool {
+	out := x.w.out
+	cost := len(v) + len(origin)
+	if !out.copyOver && cost <= out.copyLeft {
+		out.copyLeft -= cost
+		return true
+	}
+	if !out.copyOver {
+		out.copyOver = true
+		x.w.errorf(s, e, "variables expand to more than %d bytes in this script; not expanded", maxCopy)
+	}
+	x.unknown(s, e)
+	return false
+}
+
 // splitValue appends an unquoted known expansion: bash splits it into fields
 // at IFS characters and treats pattern characters in it as globs.
 func (x *expander) splitValue(v string, src []int, s, e int, origin deploy.Origin, quotes bool) {
+	if !x.pay(v, origin, s, e) {
+		return
+	}
 	ifs, ok := x.st.lookup("IFS")
 	if ok && !ifs.unset && ifs.val.Raw != " \t\n" || !ok && x.st.hasEntry("IFS") || quotes && containsIFS(v) {
 		// A changed IFS (unset IFS splits as the default does; bash never
