@@ -158,9 +158,9 @@ func htmlProbeOf(run, rule string, ie *verify.IsolationEvidence) htmlProbe {
 
 // CDF plot geometry, in SVG units.
 const (
-	cdfW, cdfH       = 640.0, 300.0
+	cdfW, cdfH       = 900.0, 300.0
 	cdfLeft, cdfTop  = 48.0, 12.0
-	cdfRight         = 250.0 // the legend
+	cdfRight         = 330.0 // the legend
 	cdfBottom        = 36.0
 	cdfMaxCurvePts   = 1000
 	cdfTicks         = 5
