@@ -183,7 +183,9 @@ func ttftCDF(arms []verify.ArmStats) (*htmlCDF, string) {
 	c.Bottom, c.LegendX = c.PlotY+c.PlotH, c.PlotX+c.PlotW+16
 	xOf := func(us float64) float64 { return c.PlotX + us/top*c.PlotW }
 	yOf := func(q float64) float64 { return c.PlotY + (1-q)*c.PlotH }
-	for _, a := range arms {
+	// The arms are drawn in reverse, so HIT-cross, the question, lies on
+	// top where its curve meets another.
+	for _, a := range slices.Backward(arms) {
 		if len(a.TTFTUs) == 0 {
 			continue
 		}
