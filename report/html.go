@@ -122,7 +122,7 @@ func buildHTMLPage(res *analysis.Result, rep *verify.Report) htmlPage {
 		}
 		for _, s := range d.Servers {
 			e, ok := estimateOf[s]
-			hd.Servers = append(hd.Servers, htmlServerOf(s, e, ok, d, res.ExpectedConcurrency))
+			hd.Servers = append(hd.Servers, htmlServerOf(s, e, ok, res.ExpectedConcurrency))
 		}
 		hd.Verify, hd.VerifyNote = htmlVerifyOf(d.Name, rep, res)
 		page.Deployments = append(page.Deployments, hd)

@@ -39,7 +39,7 @@ func TestMemoryBarDrawsUnknownPartsAsUnknown(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := memoryBar(s, c.e, &deploy.Deployment{}, 0)
+			b := memoryBar(s, c.e, 0)
 			var kinds []string
 			x := 0.0
 			for _, seg := range b.Segments {

@@ -61,7 +61,7 @@ type memPart struct {
 	known       bool
 }
 
-func htmlServerOf(s *deploy.Server, e capacity.Estimate, estimated bool, d *deploy.Deployment, expected int) htmlServer {
+func htmlServerOf(s *deploy.Server, e capacity.Estimate, estimated bool, expected int) htmlServer {
 	hs := htmlServer{
 		Name: s.Name, Position: position(s.Span), Role: string(s.Role), Engine: string(s.Engine),
 		Model: orUnknown(e.Model), GPU: gpu(e), Pool: pool(e), StartupError: e.StartupError, Missing: e.Missing,
@@ -74,15 +74,20 @@ func htmlServerOf(s *deploy.Server, e capacity.Estimate, estimated bool, d *depl
 		hs.NoBar = "not sized"
 		return hs
 	}
-	hs.Bar = memoryBar(s, e, d, expected)
+	hs.Bar = memoryBar(s, e, expected)
 	return hs
 }
 
-// memoryParts splits one GPU's memory the way the engine's startup does
-// (capacity/pool.go: budget = free × mem_fraction_static − weights, pool =
-// budget // bytes per token): the weights, the KV pool, the part of the
-// budget a --max-total-tokens cap leaves unused, and the rest (activations,
-// CUDA graphs, the CUDA context and the reserve mem_fraction_static keeps).
+// memoryParts splits one GPU's memory the way SGLang's startup does: the KV
+// budget is the free memory after the weights load less the slack
+// pre_model_load_memory × (1 − mem_fraction_static) kept for activations
+// (modal-projects/sglang@04d07afc python/sglang/srt/mem_cache/
+// kv_cache_configurator.py _profile_available_bytes; capacity/pool.go
+// computes it), the pool is that budget in whole tokens, and
+// --max-total-tokens may cap it below the budget (_apply_token_constraints).
+// So: the weights, the KV pool, the part of the budget a cap leaves unused,
+// and the rest (activations, CUDA graphs, the CUDA context and the slack).
+// A vLLM server's budget (capacity/vllm_pool.go) splits the same way.
 func memoryParts(e capacity.Estimate) []memPart {
 	weights := memPart{kind: "weights", label: "weights"}
 	if e.WeightsBytesPerGPU != nil {
@@ -124,7 +129,7 @@ func memoryParts(e capacity.Estimate) []memPart {
 // memoryBar lays the parts out over the GPU's memory. Unknown parts share,
 // hatched, what the known ones leave; with the GPU's memory unknown the
 // bar has no scale and is drawn hatched whole, the known parts named.
-func memoryBar(s *deploy.Server, e capacity.Estimate, d *deploy.Deployment, expected int) *htmlBar {
+func memoryBar(s *deploy.Server, e capacity.Estimate, expected int) *htmlBar {
 	b := &htmlBar{Width: barWidth}
 	parts := memoryParts(e)
 	if e.GPUMemoryBytes == nil || *e.GPUMemoryBytes <= 0 {
@@ -136,7 +141,7 @@ func memoryBar(s *deploy.Server, e capacity.Estimate, d *deploy.Deployment, expe
 		}
 		b.Total = "GPU memory unknown: no scale"
 		b.Segments = []htmlSegment{{Kind: "unknown", X: 0, W: barWidth, Label: label}}
-		b.DemandNote = demandNote(s, e, d, expected, "the GPU's memory is unknown")
+		b.DemandNote = demandNote(s, e, expected, "the GPU's memory is unknown")
 		return b
 	}
 	total := float64(*e.GPUMemoryBytes)
@@ -172,22 +177,22 @@ func memoryBar(s *deploy.Server, e capacity.Estimate, d *deploy.Deployment, expe
 		x += b.Segments[i].W
 		b.Segments[i].W = tenth(b.Segments[i].W)
 	}
-	b.Demand, b.DemandNote = demandMarker(s, e, d, expected, parts, scale)
+	b.Demand, b.DemandNote = demandMarker(s, e, expected, parts, scale)
 	return b
 }
 
 // demandMarker places context × concurrency (in tokens, turned to bytes by
 // the bytes per token) from where the pool starts.
-func demandMarker(s *deploy.Server, e capacity.Estimate, d *deploy.Deployment, expected int, parts []memPart, scale float64) (*htmlMarker, string) {
+func demandMarker(s *deploy.Server, e capacity.Estimate, expected int, parts []memPart, scale float64) (*htmlMarker, string) {
 	tokens, what, ok := demand(s, e, expected)
 	if !ok {
 		return nil, what
 	}
 	switch {
 	case e.CellBytesPerToken == nil:
-		return nil, demandNote(s, e, d, expected, "the bytes per token are unknown")
+		return nil, demandNote(s, e, expected, "the bytes per token are unknown")
 	case !parts[0].known:
-		return nil, demandNote(s, e, d, expected, "the weights are unknown")
+		return nil, demandNote(s, e, expected, "the weights are unknown")
 	}
 	need := float64(tokens) * float64(*e.CellBytesPerToken)
 	m := &htmlMarker{X: tenth((parts[0].bytes + need) * scale)}
@@ -219,7 +224,7 @@ func ratio(r float64) string {
 
 // demandNote says why the marker is not drawn, with the demand when it is
 // known.
-func demandNote(s *deploy.Server, e capacity.Estimate, _ *deploy.Deployment, expected int, why string) string {
+func demandNote(s *deploy.Server, e capacity.Estimate, expected int, why string) string {
 	tokens, what, ok := demand(s, e, expected)
 	if !ok {
 		return what
@@ -229,11 +234,12 @@ func demandNote(s *deploy.Server, e capacity.Estimate, _ *deploy.Deployment, exp
 
 // demand is the tokens one scheduler must hold at once: the context window
 // times the requests it runs together, as KV102 (pool_below_concurrency.rego)
-// counts them: an explicit --max-running-requests (shared over the
-// attention-DP ranks with --enable-dp-attention,
-// mem_cache/kv_cache_configurator.py resolve_max_num_reqs), else the
-// declared expected_concurrency shared over replicas × DP schedulers. With
-// neither declared it is one full-context request, said so.
+// counts them: an explicit --max-running-requests, which each attention-DP
+// rank gets a share of under --enable-dp-attention (max_running_requests //
+// attn_dp_size: modal-projects/sglang@04d07afc python/sglang/srt/mem_cache/
+// kv_cache_configurator.py resolve_max_num_reqs), else the declared
+// expected_concurrency shared over replicas × DP schedulers. With neither
+// declared it is one full-context request, and the label says so.
 func demand(s *deploy.Server, e capacity.Estimate, expected int) (int64, string, bool) {
 	if e.ContextLength == nil {
 		return 0, "demand unknown: the context length is unknown", false
