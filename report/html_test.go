@@ -330,6 +330,9 @@ func TestHTMLVerificationDrawsTheProbe(t *testing.T) {
 	if c := all(sec, byClass("cross-tenant")); len(c) != 1 || !strings.Contains(text(c[0]), "pages of the victim's KV") {
 		t.Errorf("no cross-tenant count")
 	}
+	if p := all(sec, byClass("probe-summary")); len(p) != 1 || !strings.Contains(text(p[0]), "HIT-cross against MISS: p = ") {
+		t.Errorf("no isolation probe summary")
+	}
 	if strings.Contains(text(sec), "no verification in this report") {
 		t.Errorf("a verified page says there is no verification")
 	}

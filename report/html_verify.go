@@ -13,7 +13,10 @@ import (
 
 // htmlVerify is what verify ran for one deployment.
 type htmlVerify struct {
-	Scale  string
+	Scale string
+	// Probe is the deployment's HIT-cross test in one line, "" when no
+	// probe ran.
+	Probe  string
 	Runs   []htmlRun
 	Probes []htmlProbe
 	// ProbeNote says why no timing test is shown.
@@ -102,6 +105,17 @@ func htmlVerifyOf(name string, rep *verify.Report, res *analysis.Result) (*htmlV
 	sc := dr.Scaling
 	hv := &htmlVerify{Scale: fmt.Sprintf("run at 1/%d scale, context %s → %s tokens, seed %d",
 		sc.Factor, capacity.Thousands(sc.ContextTokens), capacity.Thousands(int64(sc.ScaledContext)), rep.Seed)}
+	if ip := dr.IsolationProbe; ip != nil {
+		power := "power not known (no power analysis backs it)"
+		if ip.Power != nil {
+			power = fmt.Sprintf("power %.2f", *ip.Power)
+		}
+		verdict := "not significant"
+		if ip.Significant {
+			verdict = "significant"
+		}
+		hv.Probe = fmt.Sprintf("isolation probe, HIT-cross against MISS: p = %.3g, AUC = %.2f, %s; %s", ip.PValue, ip.AUC, verdict, power)
+	}
 	for _, r := range dr.Runs {
 		kind := string(r.Behaviour)
 		if r.Hypothesis != nil {
