@@ -33,6 +33,11 @@ type Estimate struct {
 	// larger, whatever the model and GPU, so it bounds the pool even when
 	// PoolTokens is unknown.
 	PoolUpperBound *int64 `json:"pool_upper_bound"`
+	// PoolBoundBasis says what proves PoolUpperBound (capacity/bounds.go):
+	// an explicit cap (--max-total-tokens, --num-gpu-blocks-override) or
+	// "memory", the GPU memory × fraction ÷ cell when the weights are
+	// unknown; "" when there is no bound.
+	PoolBoundBasis string `json:"pool_bound_basis"`
 	ContextLength  *int64 `json:"context_length"`
 	// ContextSource is "flag" (--context-length), "model" (derived from the
 	// model config as the engine derives it) or "" when unknown.
@@ -51,4 +56,8 @@ type Estimate struct {
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …
 	Derivation  []string `json:"derivation"`  // the steps, human-readable, in order
+
+	// inputs are the server and options the estimate was computed from, so
+	// that With can recompute it under changed flags.
+	inputs *estimateInputs
 }

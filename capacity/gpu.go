@@ -40,6 +40,14 @@ type GPU struct {
 	// when unknown.
 	ComputeCapability string `json:"compute_capability,omitempty"`
 	Source            string `json:"source"`
+
+	// DenseBF16TFLOPS is the dense (not 2:4-sparse) BF16 tensor throughput and
+	// MemoryBandwidthGBs the memory bandwidth, both from the vendor's data sheet
+	// (PerfSource); 0 when the catalog does not carry them. verify's timing model
+	// reads them: prefill is bound by the first, decode by the second.
+	DenseBF16TFLOPS    float64 `json:"dense_bf16_tflops,omitempty"`
+	MemoryBandwidthGBs float64 `json:"memory_bandwidth_gbs,omitempty"`
+	PerfSource         string  `json:"perf_source,omitempty"`
 }
 
 // MemoryBytes is the memory total in bytes (0 when unknown).

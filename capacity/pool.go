@@ -14,6 +14,7 @@ import (
 func (e *estimator) pool() {
 	e.bound()
 	if e.gpu == nil || e.gpu.MemoryMiB <= 0 || !e.memFractionKnown || !e.weightsKnown || len(e.cells) == 0 || !e.pageKnown {
+		e.memoryBound()
 		e.explainMissingPool()
 		return
 	}
@@ -229,6 +230,7 @@ func (e *estimator) bound() {
 		b = 0
 	}
 	e.est.PoolUpperBound = ptr(b)
+	e.est.PoolBoundBasis = BoundMaxTotalTokens
 	e.est.derive("pool ≤ %s tokens: --max-total-tokens %s aligned down to page size %d", Thousands(b), Thousands(e.maxTotalTokens), page)
 }
 
@@ -251,7 +253,11 @@ func (e *estimator) explainMissingPool() {
 	}
 	msg := "pool not computed: " + joinAnd(why) + " unknown"
 	if e.est.PoolUpperBound != nil {
-		msg += fmt.Sprintf("; it is at most %s tokens (--max-total-tokens)", Thousands(*e.est.PoolUpperBound))
+		by := e.est.PoolBoundBasis
+		if by == BoundMemory {
+			by = "GPU memory × fraction ÷ cell"
+		}
+		msg += fmt.Sprintf("; it is at most %s tokens (%s)", Thousands(*e.est.PoolUpperBound), by)
 	}
 	e.est.derive("%s", msg)
 }

@@ -40,6 +40,9 @@ type Options struct {
 // unknown models, GPUs and placeholder flag values only make fields nil.
 func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
 	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
+	if s != nil {
+		est.inputs = &estimateInputs{server: s, opt: opt}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			est.assume("internal error while estimating this server (please report it): %v\n%s", p, debug.Stack())
@@ -484,6 +487,13 @@ func (e *estimator) resolveModel() {
 		return
 	}
 	if !v.Known {
+		// .kvlint.yaml models: maps names as written, and a placeholder
+		// ("$(MODEL_ID)", "{{ .Values.model }}") is written too: mapped,
+		// it names the model the deployment fills in.
+		if mapped, ok := e.opt.ModelConfigs[strings.TrimSpace(v.Raw)]; ok && strings.TrimSpace(v.Raw) != "" {
+			e.modelFromMapping(strings.TrimSpace(v.Raw), mapped)
+			return
+		}
 		e.est.need("model")
 		e.est.assume("the model is given as %q, which kvlint cannot resolve statically%s: declare it under models: in .kvlint.yaml", v.Raw, at(v.Span))
 		return
@@ -550,6 +560,15 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
 		path = filepath.Join(e.opt.BaseDir, path)
 	}
+	if _, err := os.Lstat(path); err != nil {
+		// No such file: an id the catalog knows by the variant rules
+		// (an -Instruct of a catalogued base), as a launch naming it is.
+		if v, ok := e.cat.lookupVariant(mapped); ok {
+			e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
+			e.useModel(v, v.ID)
+			return
+		}
+	}
 	m, err := ReadModelConfigIn(e.fs(), path)
 	if err != nil {
 		e.est.need("model")
@@ -570,6 +589,9 @@ func (e *estimator) fs() *confined.FS {
 func (e *estimator) useModel(m *Model, resolved string) {
 	e.model = m
 	e.est.Model = resolved
+	if e.est.inputs != nil {
+		e.est.inputs.heads, e.est.inputs.kvHeads = m.Heads, m.KVHeads
+	}
 	for _, rule := range m.Inferred {
 		e.est.assume("inferred: %s", rule)
 	}

@@ -42,7 +42,9 @@ func (e *estimator) pageSize() {
 	if !explicit && m != nil && m.isDeepseekFamily() && m.isDSA() && (g == nil || g.isCUDA()) {
 		page, how = 64, "SGLang sets 64 for DeepSeek DSA models"
 	}
-	if noBackend && g != nil && g.isSM100() && m != nil {
+	if noBackend && g != nil && g.isSM100() && m != nil && sglangBeforeTRTLLM(e.s.Release) {
+		e.est.assume("SGLang v%s has no TensorRT-LLM attention backends (from v%s on), so on %s it keeps the default page size", e.s.Release.Version, sglangTRTLLMRelease, g.Name)
+	} else if noBackend && g != nil && g.isSM100() && m != nil {
 		spec, _ := e.r.str("--speculative-algorithm")
 		switch {
 		case m.isDeepseekFamily() && !m.isDSA():

@@ -107,6 +107,7 @@ func (e *vllmEstimator) poolVLLM() {
 			e.override, e.overrideSet = v, true
 			if e.blockOK {
 				e.est.PoolUpperBound = ptr(v * e.block)
+				e.est.PoolBoundBasis = BoundGPUBlocksOverride
 				e.est.derive("--num-gpu-blocks-override %d: the cache holds %d blocks × %d tokens = %s tokens, whatever the memory", v, v, e.block, Thousands(v*e.block))
 			}
 		}
@@ -115,6 +116,7 @@ func (e *vllmEstimator) poolVLLM() {
 		e.est.MaxRunningRequests = ptr(v)
 	}
 	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
+		e.memoryBoundVLLM()
 		e.explainMissingVLLM()
 		return
 	}
@@ -134,7 +136,10 @@ func (e *vllmEstimator) poolVLLM() {
 	}
 	for i, a := range avail {
 		if a <= 0 {
-			e.est.StartupError = "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+			e.est.StartupError = vllmNoMemory(e.s.Release)
+			if vllmEngineV0(e.s.Release) {
+				e.est.StartupError = vllmV0NoMemory
+			}
 			e.est.derive("stage %d: %s B for the KV cache: vLLM stops at startup (_check_enough_kv_cache_memory)", i, Thousands(a))
 			return
 		}
@@ -157,6 +162,17 @@ func (e *vllmEstimator) poolVLLM() {
 		e.ctx = fit
 		e.est.ContextLength = ptr(fit)
 	}
+	if e.est.inputs != nil {
+		// estimate_max_model_len (vllm/v1/core/kv_cache_utils.py at
+		// 001cabc1be16) binary-searches the largest max_model_len whose
+		// max_memory_usage_bytes, layers × page × cdiv(len, block), fits the
+		// worker's memory: whole blocks of it, the smallest worker's.
+		longest := int64(math.MaxInt64)
+		for i := range layers {
+			longest = min(longest, fits(i))
+		}
+		e.est.inputs.maxModelLen, e.est.inputs.maxModelLenSet = longest, true
+	}
 	if e.ctxKnown {
 		blocksPerReq := ceilDiv(e.ctx, e.block)
 		for i, l := range layers {
@@ -165,7 +181,13 @@ func (e *vllmEstimator) poolVLLM() {
 				continue
 			}
 			est := fits(i)
-			e.est.StartupError = vllmShortOfMemory(e.ctx, needed, avail[i], est)
+			e.est.StartupError = vllmShortOfMemoryAt(e.s.Release, e.ctx, needed, avail[i], est)
+			if vllmEngineV0(e.s.Release) {
+				// V0 compares tokens, not bytes: max_model_len against
+				// block_size × num_gpu_blocks, the same whole blocks.
+				e.est.StartupError = vllmV0ShortOfMemory(e.ctx, est)
+				e.est.assume("vLLM v%s runs the V0 engine (V1 is the default from v%s on): its startup check raises V0's error (worker.py raise_if_cache_size_invalid)", e.s.Release.Version, vllmV1Release)
+			}
 			e.est.KVBudgetBytes = ptr(avail[i])
 			e.est.derive("startup check: one %s-token request needs %d layers × %s B × %s blocks = %s B, more than the %s B available: vLLM raises ValueError and does not start", Thousands(e.ctx), l, Thousands(page), Thousands(blocksPerReq), Thousands(needed), Thousands(avail[i]))
 			return

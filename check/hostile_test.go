@@ -203,3 +203,60 @@ func hasFinding(res *analysis.Result, rule, file string, line int) bool {
 	}
 	return false
 }
+
+// TestHostileIndex keeps testdata/hostile/README.md, the index of the
+// threat model's classes to their cases, true: every path in its cases
+// column exists (a bare name is a case directory here), and every hostile
+// script of the CLI is named in it.
+func TestHostileIndex(t *testing.T) {
+	index, err := os.ReadFile(hostileDir + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	rows := 0
+	for _, line := range strings.Split(string(index), "\n") {
+		cells := strings.Split(strings.TrimSpace(line), "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") || strings.TrimSpace(cells[1]) == "class" {
+			continue
+		}
+		rows++
+		cases := cells[len(cells)-2]
+		quoted := strings.Split(cases, "`")
+		for i := 1; i < len(quoted); i += 2 { // the text between backquotes
+			p := quoted[i]
+			if p == "" || strings.ContainsAny(p, " ,") {
+				continue
+			}
+			path := "../" + p
+			if !strings.Contains(p, "/") {
+				path = hostileDir + "/" + p
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("index names %s: %v", p, err)
+			}
+			named[p] = true
+		}
+	}
+	if rows < 10 {
+		t.Fatalf("the index has %d classes; its table did not parse", rows)
+	}
+	scripts, err := filepath.Glob("../cmd/kvlint/testdata/script/hostile*.txtar")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no hostile scripts: %v", err)
+	}
+	for _, s := range scripts {
+		if p := strings.TrimPrefix(s, "../"); !named[p] {
+			t.Errorf("%s is not in testdata/hostile/README.md", p)
+		}
+	}
+	dirs, err := os.ReadDir(hostileDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if d.IsDir() && d.Name() != "good" && !named[d.Name()] {
+			t.Errorf("case directory %s is not in testdata/hostile/README.md", d.Name())
+		}
+	}
+}

@@ -13,7 +13,9 @@ import (
 )
 
 // resolveRelease says which engine release a server runs, first match wins:
-// the image table's row for its image (the tag's release; a floating tag
+// a pip install of the engine in the Dockerfile that launches it, a
+// requirements or lock file beside that Dockerfile or launch script
+// (besidePin), the image table's row for its image (the tag's release; a floating tag
 // such as latest carries none and is judged against the newest release),
 // then .kvlint.yaml engine_release: for the file's directory. Unknown
 // leaves Version empty: the server is judged against the newest release and
@@ -23,8 +25,10 @@ func resolveRelease(s *deploy.Server, images *kvengine.ImageTable, cfg *config.C
 	r := deploy.Release{Engine: s.Engine}
 	// A Dockerfile that launches the server and pins the engine with pip
 	// installs that release over whatever its FROM image carried.
-	if v, where, ok := pipPin(files.File(s.Span.File), s.Engine); ok {
-		r.Version, r.Source = v, where
+	if v, where, span, ok := pipPin(files.File(s.Span.File), s.Engine); ok {
+		r.Version, r.Source, r.Span = v, where, span
+	} else if v, where, span, ok := besidePin(files, s.Span.File, s.Engine); ok {
+		r.Version, r.Source, r.Span = v, where, span
 	} else if im, ok := kvengine.LookupImage(images, s.Image); ok && imageOf(im, s.Engine) {
 		switch {
 		case im.Release != "":
@@ -39,7 +43,8 @@ func resolveRelease(s *deploy.Server, images *kvengine.ImageTable, cfg *config.C
 		}
 	}
 	if v, ok := upgrade[s.Engine]; ok {
-		r.From, r.Version, r.Upgrade, r.Floating = r.Version, v, true, false
+		r.From, r.FromSource, r.Version, r.Upgrade, r.Floating = r.Version, r.Source, v, true, false
+		r.Span = deploy.Span{}
 		r.Source = "--engine-release " + string(s.Engine) + "=" + v
 	}
 	s.Release = r
@@ -66,13 +71,13 @@ var pipInstall = regexp.MustCompile(`\bpip3?\s+install\b`)
 // pipPin finds `pip install ENGINE==X` (also uv pip install, ENGINE[extra])
 // in a Dockerfile, the last one winning as the last install does: the
 // version and where it is written ("Dockerfile:3:22 pip install vllm==0.6.3").
-func pipPin(f *source.File, e deploy.Engine) (version, where string, ok bool) {
+func pipPin(f *source.File, e deploy.Engine) (version, where string, span deploy.Span, ok bool) {
 	if f == nil {
-		return "", "", false
+		return "", "", span, false
 	}
 	base := strings.ToLower(path.Base(f.Name))
 	if !(base == "dockerfile" || strings.HasPrefix(base, "dockerfile.") || strings.HasSuffix(base, ".dockerfile")) {
-		return "", "", false
+		return "", "", span, false
 	}
 	text := string(f.Data)
 	for _, m := range pinRE.FindAllStringSubmatchIndex(text, -1) {
@@ -102,6 +107,7 @@ func pipPin(f *source.File, e deploy.Engine) (version, where string, ok bool) {
 		col := m[2] - (strings.LastIndexByte(text[:m[2]], '\n') + 1) + 1
 		version = strings.TrimRight(text[m[6]:m[7]], ".")
 		where, ok = fmt.Sprintf("pip install %s at %s:%d:%d", text[m[2]:m[3]], relative(f.Name), line, col), true
+		span = f.Index(source.LF).Span(f.Name, m[2], m[3])
 	}
-	return version, where, ok
+	return version, where, span, ok
 }

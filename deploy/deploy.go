@@ -183,7 +183,9 @@ type Server struct {
 	// canonical flag it matched: what a release's flag history is checked
 	// against (a flag newer than the release the image runs).
 	Options []WrittenOption `json:"-"`
-	// Release is the engine release the server is judged against.
+	// Release is the engine release the server is judged against, set by
+	// check.Run before capacity and the rules run; read it through
+	// RunsRelease.
 	Release Release `json:"release,omitzero"`
 }
 
@@ -203,6 +205,10 @@ type Release struct {
 	// "Dockerfile:3:1 pip install vllm==0.6.3", ".kvlint.yaml:2:17",
 	// "--engine-release".
 	Source string `json:"source,omitempty"`
+	// Span is where the version is written when a file pins it: the
+	// requirement in a Dockerfile's pip install, requirements.txt or a
+	// lock file. Zero for an image tag, .kvlint.yaml or --engine-release.
+	Span Span `json:"span,omitzero"`
 	// Floating is set when the image tag moves (latest, nightly): the server
 	// is judged against the newest release kvlint knows.
 	Floating bool `json:"floating,omitempty"`
@@ -215,6 +221,9 @@ type Release struct {
 	// From is the release the server ran before --engine-release moved it
 	// ("" unknown).
 	From string `json:"from,omitempty"`
+	// FromSource says where From was read (the Source it had before the
+	// move).
+	FromSource string `json:"from_source,omitempty"`
 }
 
 // ImageEntrypoint names the words of a server's command line that its
@@ -237,6 +246,18 @@ type ImageEntrypoint struct {
 
 // Labels are the pod labels of a server that runs in Kubernetes.
 type Labels map[string]string
+
+// RunsRelease says which engine release the server runs and where that was
+// read: the image tag, a pip pin in its Dockerfile, a requirements or lock
+// file beside it, .kvlint.yaml engine_release:, or --engine-release (which
+// moves the server; Release.From keeps the release it ran). known is false
+// when nothing says, and the server was judged against the newest release
+// kvlint knows (Release.Judged). It is what packages after the check
+// (verify, the reporters) call; at is the pin's place when a file pins it.
+func (s *Server) RunsRelease() (version, source string, at Span, known bool) {
+	r := s.Release
+	return r.Version, r.Source, r.Span, r.Version != ""
+}
 
 // Arg returns the value of a canonical flag and whether it was given.
 func (s *Server) Arg(flag string) (Value, bool) {

@@ -33,6 +33,9 @@ type History struct {
 	Engine   deploy.Engine
 	Releases []HistoryRelease
 	Flags    map[string][]FlagEvent
+
+	namesOnce sync.Once
+	names     []string // the keys of Flags, sorted (flagNames)
 }
 
 var (

@@ -78,6 +78,11 @@ func JudgeRelease(s *deploy.Server) {
 			is.Message += "; " + on
 		}
 	}
+	if r.Upgrade && r.From != "" {
+		if from, _, ok := h.At(r.From); ok {
+			releaseChanges(s, h, from, i, on)
+		}
+	}
 	if i == h.Newest() || !exact {
 		// Only a release read itself says a flag is missing: between two
 		// snapshots the flag may have come in before the release.
@@ -112,13 +117,22 @@ func OnRelease(s *deploy.Server, h *History, i int, exact, ok bool) string {
 	name := engineTitle(s.Engine)
 	src := r.Source
 	if r.Upgrade {
-		from := r.From
-		if from == "" {
-			from = "an unknown release"
-		} else {
-			from = "v" + from
+		// "on moving from vLLM v0.6.3 (image vllm/vllm-openai:v0.6.3) to
+		// v0.6.4 (--engine-release vllm=0.6.4; flags read at 02dbf30e)"
+		from := "an unknown " + name + " release"
+		if r.From != "" {
+			from = name + " v" + r.From
 		}
-		src = fmt.Sprintf("--engine-release, moved from %s", from)
+		if r.FromSource != "" {
+			from += " (" + r.FromSource + ")"
+		}
+		switch {
+		case exact:
+			return fmt.Sprintf("on moving from %s to v%s (%s; flags read at %s)", from, r.Version, src, h.Releases[i].Commit[:8])
+		case !ok:
+			return fmt.Sprintf("on moving from %s to v%s (%s), judged against %s: the flag history starts there", from, r.Version, src, h.Label(i))
+		}
+		return fmt.Sprintf("on moving from %s to v%s (%s), judged against %s, the newest release before it that the flag history reads", from, r.Version, src, h.Label(i))
 	}
 	switch {
 	case r.Version == "" && r.Floating:

@@ -27,6 +27,12 @@ type Subject struct {
 	// Files holds the text of every file the run read, to check that a
 	// replacement's span holds the literal it replaces.
 	Files *source.Set
+	// Deployments group the servers; a prefill/decode fix finds the other
+	// side of its pair in them.
+	Deployments []deploy.Deployment
+	// ExpectedConcurrency is the run's expected_concurrency (0: none
+	// declared): the demand a pool below context × concurrency must meet.
+	ExpectedConcurrency int
 }
 
 // computer returns the fixes of one finding, least disruptive first.
@@ -51,7 +57,7 @@ func Attach(res *analysis.Result) {
 		if c == nil {
 			continue
 		}
-		s := &Subject{Finding: d, Servers: res.Servers, Estimates: res.Estimates, Files: res.Files}
+		s := &Subject{Finding: d, Servers: res.Servers, Estimates: res.Estimates, Files: res.Files, ExpectedConcurrency: res.ExpectedConcurrency, Deployments: res.Deployments}
 		if d.Server >= 0 && d.Server < len(res.Servers) {
 			s.Server = res.Servers[d.Server]
 			if d.Server < len(res.Estimates) {

@@ -48,6 +48,9 @@ type Options struct {
 	// the scripts containers run from ConfigMap volumes defined in
 	// another file of the run (ParseFileSetWith collects them).
 	configMaps *k8s.ConfigMaps
+	// omeModels join OME InferenceServices to their base models and
+	// runtimes across the run's Kubernetes files.
+	omeModels *k8s.OMEModels
 }
 
 // Parse reads one discovered file and returns the servers it launches. Errors

@@ -115,6 +115,7 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt, files...)
 	files = withoutChildModules(files)
 	opt.configMaps = collectConfigMaps(files, opt.Files)
+	opt.omeModels = collectOMEModels(files, opt.Files)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
 	// Charts and modules keep the files they read, indexes and all; the
@@ -154,11 +155,23 @@ func withoutLaunches(ms []Unlaunched, servers []*deploy.Server) []Unlaunched {
 
 // collectConfigMaps reads the ConfigMaps of the run's Kubernetes files, so
 // a container may run a script from a ConfigMap another file defines (a
-// kustomize base, a directory of manifests applied together). Only files
-// that mention a ConfigMap are decoded here; they join the set, so the
-// spans of the scripts in them can be quoted, and their own parse then uses
-// the same text.
+// kustomize base, a directory of manifests applied together).
 func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
+	return k8s.CollectConfigMaps(kubernetesFilesWith(files, set, "ConfigMap")...)
+}
+
+// collectOMEModels joins the OME InferenceServices, base models and
+// runtimes of the run's Kubernetes files, which are usually written in
+// separate files (a model catalog, the runtimes, the services).
+func collectOMEModels(files []File, set *source.Set) *k8s.OMEModels {
+	return k8s.CollectOMEModels(kubernetesFilesWith(files, set, "ome.io/")...)
+}
+
+// kubernetesFilesWith returns the run's Kubernetes files whose text holds
+// needle. Only those are decoded by the collectors; they join the set, so
+// the spans in them can be quoted, and their own parse then uses the same
+// text.
+func kubernetesFilesWith(files []File, set *source.Set, needle string) []*source.File {
 	held := make([]*source.File, len(files))
 	parallel.For(len(files), func(i int) {
 		f := files[i]
@@ -166,13 +179,13 @@ func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
 			return
 		}
 		if src := set.File(f.Path); src != nil {
-			if bytes.Contains(src.Data, []byte("ConfigMap")) {
+			if bytes.Contains(src.Data, []byte(needle)) {
 				held[i] = src
 			}
 			return
 		}
 		data, err := set.FS().ReadFile(f.Path)
-		if err != nil || !bytes.Contains(data, []byte("ConfigMap")) {
+		if err != nil || !bytes.Contains(data, []byte(needle)) {
 			return // an unreadable file is reported by its own parse
 		}
 		held[i] = set.Add(source.NewFile(f.Path, data, KindKubernetes.Syntax()))
@@ -183,5 +196,5 @@ func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
 			with = append(with, f)
 		}
 	}
-	return k8s.CollectConfigMaps(with...)
+	return with
 }

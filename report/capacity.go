@@ -47,6 +47,10 @@ func CapacityText(w io.Writer, res *analysis.Result, derivations bool) error {
 			fmt.Fprintf(w, "  unknown: %s\n", m)
 		}
 	}
+	fmt.Fprintln(w)
+	if err := SizingText(w, SizingOf(res)); err != nil {
+		return err
+	}
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "%s: error: %s\n", position(e.Span), e.Message)
 	}

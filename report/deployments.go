@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/kvlint/kvlint/analysis"
@@ -87,18 +86,6 @@ func deploymentOf(res *analysis.Result) map[*deploy.Server]string {
 		}
 	}
 	return of
-}
-
-// writeDeployments prints one line per deployment that groups several
-// servers or splits prefill from decode, so the user sees what kvlint judged
-// together; a lone colocated server needs no line.
-func writeDeployments(w io.Writer, res *analysis.Result) {
-	for _, d := range res.Deployments {
-		if len(d.Servers) < 2 && d.Mode != deploy.ModeDisaggregated {
-			continue
-		}
-		fmt.Fprintf(w, "deployment %s: %s; %s\n", d.Name, composition(d), policy(d))
-	}
 }
 
 // composition is "disaggregated, 2 prefill, 1 decode, 1 router" (with what

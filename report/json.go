@@ -29,6 +29,8 @@ type jsonFinding struct {
 	Via []jsonStep `json:"via,omitempty"`
 	// Suppression is set on the entries of suppressed only.
 	Suppression *jsonSuppression `json:"suppression,omitempty"`
+	// Fixes are the computed fixes, least disruptive first.
+	Fixes []jsonFix `json:"fixes,omitempty"`
 }
 
 // jsonSuppression says what silenced a finding and where it is written.
@@ -149,6 +151,7 @@ func findingJSON(res *analysis.Result, f diag.Diagnostic) jsonFinding {
 		File: f.Span.File, Line: f.Span.Line, Column: f.Span.Col,
 		EndLine: f.Span.EndLine, EndColumn: f.Span.EndCol,
 		Server: serverName(res, f.Server), Via: viaJSON(f.Origin),
+		Fixes: fixesJSON(f.Fixes),
 	}
 	if s := f.Suppression; s != nil {
 		jf.Suppression = &jsonSuppression{Kind: s.Kind, Reason: s.Reason, File: s.Span.File, Line: s.Span.Line, Column: s.Span.Col}
@@ -184,6 +187,7 @@ func errorJSON(e *diag.Diagnostic) jsonError {
 }
 
 type jsonCapacity struct {
+	Sizing      Sizing           `json:"sizing"`
 	Servers     []jsonEstimate   `json:"servers"`
 	Errors      []jsonError      `json:"errors"`
 	Deployments []jsonDeployment `json:"deployments"`
@@ -223,7 +227,7 @@ func nullIfZero(n int) *int {
 
 // CapacityJSON writes the result of `kvlint capacity --format json`.
 func CapacityJSON(w io.Writer, res *analysis.Result) error {
-	out := jsonCapacity{Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
+	out := jsonCapacity{Sizing: SizingOf(res), Servers: []jsonEstimate{}, Errors: []jsonError{}, Deployments: deploymentsJSON(res)}
 	of := deploymentOf(res)
 	for i, s := range res.Servers {
 		est := res.Estimates[i]

@@ -8,44 +8,93 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/source"
 )
 
-// CheckText writes findings and errors the way compilers do: file:line:col,
-// then the source line with a caret under what to change, then a summary.
-func CheckText(w io.Writer, res *analysis.Result) error {
+// CheckText writes a check the way compilers do, ordered for triage: first
+// the summary (TextSummary), then the input errors, then the findings
+// grouped (by deployment unless opts says otherwise), most severe first,
+// each at file:line:col with the source line and a caret under what to
+// change, and last the one-line count. At most one TextOptions; without
+// one, the findings are grouped by deployment and, no rule metadata being
+// known, no server is listed as unable to start and nothing is folded.
+func CheckText(w io.Writer, res *analysis.Result, opts ...TextOptions) error {
+	var opt TextOptions
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	t := newTriage(res, opt)
 	src := excerpts{res.Files}
-	for _, e := range res.Errors {
-		if e.Span.File == "" {
-			// Not in a file (a command-line --set): no position to print.
-			fmt.Fprintf(w, "kvlint: error: %s\n", Clean(e.Message))
-			continue
+	// Sections are parted by a blank line: the summary, the input errors,
+	// each group, then the deployments without findings and the count.
+	wrote := t.writeSummary(w)
+	section := func() {
+		if wrote {
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s: ", position(e.Span))
-		Paint(w, "1;31", "error")
-		fmt.Fprintf(w, ": %s\n", Clean(e.Message))
-		src.excerpt(w, e.Span)
+		wrote = true
 	}
-	for _, f := range res.Findings {
-		if f.Suppression != nil {
-			continue // counted in the summary; JSON and SARIF list them
+	if len(res.Errors) > 0 {
+		section()
+		for _, e := range res.Errors {
+			writeTextError(w, src, e)
 		}
-		fmt.Fprintf(w, "%s: ", position(f.Span))
-		Paint(w, severityColor(f.Severity), Clean(f.Severity))
-		fmt.Fprintf(w, " %s: %s", Clean(f.Rule), Clean(f.Message))
-		if name := serverName(res, f.Server); name != "" {
-			fmt.Fprintf(w, " [%s]", Clean(name))
-		}
-		fmt.Fprintln(w)
-		src.excerpt(w, f.Span)
-		writeVia(w, f.Origin)
 	}
-	writeDeployments(w, res)
+	for _, g := range t.groups() {
+		section()
+		fmt.Fprintln(w, Clean(g.heading))
+		for _, e := range g.entries {
+			t.writeEntry(w, src, e)
+		}
+	}
+	section()
+	t.writeOtherDeployments(w)
 	_, err := fmt.Fprintln(w, summary(res))
 	return err
 }
 
+// writeTextError writes one input error: its position, the source line and
+// a caret under what could not be read.
+func writeTextError(w io.Writer, src excerpts, e *diag.Diagnostic) {
+	if e.Span.File == "" {
+		// Not in a file (a command-line --set): no position to print.
+		fmt.Fprintf(w, "kvlint: error: %s\n", Clean(e.Message))
+		return
+	}
+	fmt.Fprintf(w, "%s: ", position(e.Span))
+	Paint(w, "1;31", "error")
+	fmt.Fprintf(w, ": %s\n", Clean(e.Message))
+	src.excerpt(w, e.Span)
+}
+
+// writeFinding writes one finding: position, severity, rule, message and
+// server, the source line with a caret under the span, and the chain that
+// produced the value. Every text view of a finding (the grouped report,
+// -q) goes through it.
+func writeFinding(w io.Writer, src excerpts, res *analysis.Result, f *diag.Diagnostic) {
+	fmt.Fprintf(w, "%s: ", position(f.Span))
+	Paint(w, severityColor(f.Severity), Clean(f.Severity))
+	fmt.Fprintf(w, " %s: %s", Clean(f.Rule), Clean(f.Message))
+	if name := serverName(res, f.Server); name != "" {
+		fmt.Fprintf(w, " [%s]", Clean(name))
+	}
+	fmt.Fprintln(w)
+	src.excerpt(w, f.Span)
+	writeVia(w, f.Origin)
+	writeFixes(w, f.Fixes)
+}
+
+// summary is the run's count on one line: servers, findings by severity,
+// suppressed findings, errors and what was not analysed.
 func summary(res *analysis.Result) string {
+	head, tail := summaryParts(res)
+	return strings.Join(append([]string{head}, tail...), ", ")
+}
+
+// summaryParts is summary's first part (servers and findings) and the
+// others, for a caller that wraps them.
+func summaryParts(res *analysis.Result) (string, []string) {
 	bySeverity := map[string]int{}
 	reported, suppressed := 0, 0
 	for _, f := range res.Findings {
@@ -62,26 +111,27 @@ func summary(res *analysis.Result) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	line := fmt.Sprintf("%s checked: %s", plural(len(res.Servers), "server"), plural(reported, "finding"))
+	head := fmt.Sprintf("%s checked: %s", plural(len(res.Servers), "server"), plural(reported, "finding"))
 	if len(parts) > 0 {
-		line += " (" + strings.Join(parts, ", ") + ")"
+		head += " (" + strings.Join(parts, ", ") + ")"
 	}
+	var tail []string
 	if suppressed > 0 {
-		line += fmt.Sprintf(", %d suppressed", suppressed)
+		tail = append(tail, fmt.Sprintf("%d suppressed", suppressed))
 	}
 	if len(res.Errors) > 0 {
-		line += ", " + plural(len(res.Errors), "error")
+		tail = append(tail, plural(len(res.Errors), "error"))
 	}
 	switch k := res.UnlaunchedFiles(); {
 	case k == 1:
-		line += ", 1 file mentions an engine without a recognised launch"
+		tail = append(tail, "1 file mentions an engine without a recognised launch")
 	case k > 1:
-		line += fmt.Sprintf(", %d files mention an engine without a recognised launch", k)
+		tail = append(tail, fmt.Sprintf("%d files mention an engine without a recognised launch", k))
 	}
 	if k := len(res.Unanalysed); k > 0 {
-		line += ", " + plural(k, "module") + " not analysed"
+		tail = append(tail, plural(k, "module")+" not analysed")
 	}
-	return line
+	return head, tail
 }
 
 func plural(n int, noun string) string {

@@ -33,12 +33,18 @@ func TestCheckTextShowsTheLineAndCaret(t *testing.T) {
 	if err := CheckText(&out, res); err != nil {
 		t.Fatal(err)
 	}
-	want := file + ":1:1: error: bad\n" +
+	want := "1 server checked: 1 finding (1 high), 1 error\n" +
+		"  KV101  1 high\n" +
+		"\n" +
+		file + ":1:1: error: bad\n" +
 		"    1 | args:\n" +
 		"      | ^~~~\n" +
+		"\n" +
+		"not in a deployment (1 finding)\n" +
 		file + ":3:5: high KV101: pool too small [decode]\n" +
 		"    3 | \t- \"65536\"\n" +
 		"      | \t   ^~~~~\n" +
+		"\n" +
 		"1 server checked: 1 finding (1 high), 1 error\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
@@ -59,7 +65,7 @@ func TestCheckTextWithoutSource(t *testing.T) {
 	if err := CheckText(&out, res); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "gone.yaml:4:2: info KV105: m\n0 servers checked") {
+	if !strings.Contains(out.String(), "\ngone.yaml:4:2: info KV105: m\n\n0 servers checked") {
 		t.Errorf("got %q", out.String())
 	}
 }

@@ -1,11 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/kvlint/kvlint/analysis"
-	"github.com/kvlint/kvlint/diag"
 )
 
 // TextErrors writes the run's input errors (diagnostics without a rule) as
@@ -20,36 +18,16 @@ func TextErrors(w io.Writer, res *analysis.Result) error {
 	return nil
 }
 
-func writeTextError(w io.Writer, src excerpts, e *diag.Diagnostic) {
-	if e.Span.File == "" {
-		// Not in a file (a command-line --set): no position to print.
-		fmt.Fprintf(w, "kvlint: error: %s\n", Clean(e.Message))
-		return
-	}
-	fmt.Fprintf(w, "%s: ", position(e.Span))
-	Paint(w, "1;31", "error")
-	fmt.Fprintf(w, ": %s\n", Clean(e.Message))
-	src.excerpt(w, e.Span)
-}
-
 // TextFindings writes the findings that are reported (not suppressed) as
-// CheckText does, without the deployment lines and the summary: what
-// `kvlint check --quiet` prints.
+// CheckText does (one finding renderer), in the order the rules made them,
+// without the summary, the groups and the folds: every finding is listed,
+// what `kvlint check --quiet` prints.
 func TextFindings(w io.Writer, res *analysis.Result) error {
 	src := excerpts{res.Files}
-	for _, f := range res.Findings {
-		if f.Suppression != nil {
-			continue
+	for i := range res.Findings {
+		if f := &res.Findings[i]; f.Suppression == nil {
+			writeFinding(w, src, res, f)
 		}
-		fmt.Fprintf(w, "%s: ", position(f.Span))
-		Paint(w, severityColor(f.Severity), Clean(f.Severity))
-		fmt.Fprintf(w, " %s: %s", Clean(f.Rule), Clean(f.Message))
-		if name := serverName(res, f.Server); name != "" {
-			fmt.Fprintf(w, " [%s]", Clean(name))
-		}
-		fmt.Fprintln(w)
-		src.excerpt(w, f.Span)
-		writeVia(w, f.Origin)
 	}
 	return nil
 }

@@ -138,9 +138,7 @@ func (e *Engine) evaluateBatch(ctx context.Context, b *batch, s Settings) ([]dia
 		return nil, err
 	}
 	findings := make([]diag.Diagnostic, 0, len(rs))
-	for _, c := range e.custom {
-		rs = append(rs, e.evaluateCustom(ctx, c, input, &findings)...)
-	}
+	rs = append(rs, e.evaluateCustomRules(ctx, input, &findings)...)
 	for _, r := range rs {
 		name, _ := r.Bindings["pkg"].(string)
 		rule, ok := e.byName[name]

@@ -26,6 +26,9 @@ type customPolicies struct {
 	rules   []Rule                 // one per kvlint.rules.<name> module
 	modules map[string]*ast.Module // rules and helper packages, keyed by path
 	tests   map[string]*ast.Module // *_test.rego, for kvlint test only
+	// sources are the texts of modules, keyed like it: a worker process
+	// (custom_worker.go) parses them again rather than reading any file.
+	sources map[string]string
 }
 
 // loadCustomPolicies reads the .rego files under each directory and checks
@@ -36,7 +39,7 @@ type customPolicies struct {
 // forbidden builtin (see forbiddenBuiltin). Every error is a *PolicyError
 // naming the file, and the line where there is one.
 func loadCustomPolicies(dirs []string, builtin map[string]*ast.Module) (*customPolicies, error) {
-	c := &customPolicies{modules: map[string]*ast.Module{}, tests: map[string]*ast.Module{}}
+	c := &customPolicies{modules: map[string]*ast.Module{}, tests: map[string]*ast.Module{}, sources: map[string]string{}}
 	builtinPkgs := map[string]string{}
 	for file, mod := range builtin {
 		builtinPkgs[strings.TrimPrefix(mod.Package.Path.String(), "data.")] = file
@@ -138,6 +141,7 @@ func (c *customPolicies) readDir(dir string) (int, error) {
 			return nil // the same directory given twice
 		}
 		c.modules[name] = mod
+		c.sources[name] = string(src)
 		n++
 		return nil
 	})

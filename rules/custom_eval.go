@@ -26,7 +26,7 @@ func (e *Engine) evaluateCustom(ctx context.Context, c customQuery, input ast.Va
 		if ctx.Err() != nil {
 			return nil // the run is being cancelled: not the policy's fault
 		}
-		*errs = append(*errs, *policyFailure(c.rule, err))
+		*errs = append(*errs, *policyFailure(c, err))
 		return nil
 	}
 	name := strings.TrimPrefix(c.rule.Package, rulePackagePrefix)
@@ -38,9 +38,10 @@ func (e *Engine) evaluateCustom(ctx context.Context, c customQuery, input ast.Va
 
 // policyFailure is the input error for a custom rule that failed: at the
 // expression OPA reports (topdown.Error's Location, v1/topdown/errors.go),
-// else at the rule's file.
-func policyFailure(r *Rule, err error) *diag.Diagnostic {
-	span := deploy.Span{File: r.File}
+// else (a timeout) at the rule's first deny rule.
+func policyFailure(c customQuery, err error) *diag.Diagnostic {
+	r := c.rule
+	span := c.deny
 	msg := err.Error()
 	var te *topdown.Error
 	if errors.As(err, &te) {

@@ -189,8 +189,8 @@ deny contains {"msg": "slow", "server": 0} if {
 		switch {
 		case f.IsInputError():
 			failed++
-			if !strings.HasSuffix(f.Span.File, "slow.rego") || !strings.Contains(f.Message, "did not finish within 50ms (--policy-timeout)") {
-				t.Errorf("policy error %s: %s, want a timeout at slow.rego", f.Span, f.Message)
+			if !strings.HasSuffix(f.Span.File, "slow.rego") || f.Span.Line != 10 || f.Span.Col != 1 || !strings.Contains(f.Message, "did not finish within 50ms (--policy-timeout)") {
+				t.Errorf("policy error %s: %s, want a timeout at slow.rego:10:1, its deny rule", f.Span, f.Message)
 			}
 		case strings.HasPrefix(f.Rule, "KV"):
 			own++

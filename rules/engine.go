@@ -40,6 +40,29 @@ type Rule struct {
 	Package     string   `json:"package"` // kvlint.rules.<name> (kvlint.suppressions.<name> for KV00x, kvlint.coverage.<name> for KV5xx)
 	// File is the policy file of a custom rule (--policy); "" for kvlint's own.
 	File string `json:"file,omitempty"`
+	// StopsStart is the lowest severity at which the rule's findings mean
+	// the server does not start (argparse exits, the engine raises while
+	// it sizes its pools); 0 when none of them does. METADATA
+	// custom.stops_start: true (every finding) or a severity name (a rule
+	// whose findings at that severity or above are the fatal ones, such as
+	// KV404's removed flags among its deprecated ones).
+	StopsStart diag.Severity `json:"-"`
+	// Assumes names what a finding of the rule rests on when the
+	// configuration does not declare it: "tenancy" for a rule that fires
+	// only because tenants are taken to share the deployment. The text
+	// report says such a finding once per deployment. METADATA
+	// custom.assumes.
+	Assumes string `json:"-"`
+}
+
+// AssumesTenancy is Rule.Assumes for a rule whose findings exist because
+// the deployment's tenancy is taken to be multi when not declared.
+const AssumesTenancy = "tenancy"
+
+// Stops reports whether the finding f, made by r, means its server does not
+// start.
+func (r Rule) Stops(f diag.Diagnostic) bool {
+	return r.StopsStart.Valid() && f.AtLeast(r.StopsStart)
 }
 
 // Engine holds the compiled policies. It is safe for concurrent use, and
@@ -60,12 +83,19 @@ type Engine struct {
 	// (evaluateCustom): an error in one is an error at that policy, and
 	// every other rule's findings survive it.
 	custom []customQuery
+	// customSources are the custom modules' texts by file, for the worker
+	// process that evaluates them (custom_worker.go).
+	customSources map[string]string
 }
 
 // customQuery is one custom rule's deny set, prepared.
 type customQuery struct {
 	rule  *Rule
 	query rego.PreparedEvalQuery
+	// deny is where the module's first deny rule is: the place of an
+	// error when the worker evaluating it was stopped and OPA could not
+	// say which expression was running.
+	deny deploy.Span
 }
 
 // denyQuery collects every rule's deny set in one evaluation; pkg binds the
@@ -155,8 +185,9 @@ func New(ctx context.Context, opts ...Options) (*Engine, error) {
 			if err != nil {
 				return nil, &PolicyError{err}
 			}
-			e.custom = append(e.custom, customQuery{rule: e.byName[name], query: q})
+			e.custom = append(e.custom, customQuery{rule: e.byName[name], query: q, deny: denySpan(r.File, custom.modules[r.File])})
 		}
+		e.customSources = custom.sources
 	}
 	if e.query, err = prepare(ctx, builtinCompiler, denyQuery); err != nil {
 		return nil, err
@@ -242,7 +273,8 @@ func (e *Engine) Evaluate(ctx context.Context, servers []*deploy.Server, est []c
 
 // finding turns one deny object into a finding, resolving what it points at
 // into a span: "issue" → that flag issue as written, "at": "image" → the
-// container image, "at": "model" → the model as written (vllm serve's
+// container image, "at": "release" → the pin of the server's release (else
+// its image), "at": "model" → the model as written (vllm serve's
 // positional model is no flag "arg" can name), "arg" → the value of that
 // flag, neither (or an absent flag, image or model) → the launch command.
 func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Diagnostic, error) {
@@ -284,6 +316,16 @@ func (e *Engine) finding(rule *Rule, raw any, servers []*deploy.Server) (diag.Di
 	switch at, _ := obj["at"].(string); at {
 	case "image":
 		if !srv.Image.Span.IsZero() {
+			f.Span = srv.Image.Span
+			f.Origin = srv.Image.Origin
+		}
+		return f, nil
+	case "release":
+		// Where the release was read: the pin in a file, else the image.
+		switch {
+		case !srv.Release.Span.IsZero():
+			f.Span = srv.Release.Span
+		case !srv.Image.Span.IsZero():
 			f.Span = srv.Image.Span
 			f.Origin = srv.Image.Origin
 		}

@@ -108,7 +108,7 @@ func TestNewLoadsEveryRuleWithMetadata(t *testing.T) {
 	want := []string{"KV001", "KV002", "KV003", "KV004", "KV101", "KV102", "KV103", "KV104", "KV105", "KV106",
 		"KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209", "KV210",
 		"KV301", "KV302", "KV303", "KV304",
-		"KV401", "KV402", "KV403", "KV404", "KV405",
+		"KV401", "KV402", "KV403", "KV404", "KV405", "KV406",
 		"KV501", "KV502"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("rules %v, want %v (sorted by ID)", ids, want)
@@ -127,7 +127,7 @@ func TestRuleSeverities(t *testing.T) {
 		"KV201": "high", "KV202": "high", "KV203": "high", "KV204": "medium", "KV205": "high",
 		"KV206": "high", "KV207": "high", "KV208": "medium", "KV209": "high", "KV210": "high",
 		"KV301": "high", "KV302": "high", "KV303": "high", "KV304": "high",
-		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high",
+		"KV401": "high", "KV402": "low", "KV403": "low", "KV404": "low", "KV405": "high", "KV406": "low",
 		"KV501": "info", "KV502": "info",
 	}
 	for _, r := range engine(t).Rules() {
@@ -211,7 +211,7 @@ func TestEvaluateResolvesSpans(t *testing.T) {
 			name: "at model resolves to vllm serve's positional model",
 			srv: &deploy.Server{Engine: deploy.EngineVLLM, Span: span(f, 4, 1, "vllm"),
 				Model: arg(f, 4, 12, "/models/private")},
-			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"gpu", "model"}},
+			est:  capacity.Estimate{Engine: deploy.EngineVLLM, Missing: []string{"model"}},
 			rule: "KV105", want: span(f, 4, 12, "/models/private"),
 		},
 		{

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -160,6 +161,15 @@ func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 	for _, rr := range meta.RelatedResources {
 		r.References = append(r.References, rr.Ref.String())
 	}
+	if r.StopsStart, err = stopsStart(meta.Custom["stops_start"]); err != nil {
+		return Rule{}, fmt.Errorf("%s: METADATA custom.stops_start: %w", file, err)
+	}
+	if v, present := meta.Custom["assumes"]; present {
+		if s, _ := v.(string); s != AssumesTenancy {
+			return Rule{}, fmt.Errorf("%s: METADATA custom.assumes %v, want %q", file, v, AssumesTenancy)
+		}
+		r.Assumes = AssumesTenancy
+	}
 	switch {
 	case r.Title == "":
 		return Rule{}, fmt.Errorf("%s: METADATA has no title", file)
@@ -174,6 +184,24 @@ func readRule(file string, mod *ast.Module, prefix string) (Rule, error) {
 	return r, nil
 }
 
+// stopsStart reads custom.stops_start: absent or false (no finding stops
+// the server), true (every finding does), or the severity from which the
+// rule's findings do.
+func stopsStart(v any) (diag.Severity, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case bool:
+		if v {
+			return diag.SeverityInfo, nil
+		}
+		return 0, nil
+	case string:
+		return diag.ParseSeverity(v)
+	}
+	return 0, fmt.Errorf("%v: want true, false or a severity name", v)
+}
+
 func definesDeny(mod *ast.Module) bool {
 	for _, rule := range mod.Rules {
 		if rule.Head.Name.String() == "deny" || rule.Head.Ref().String() == "deny" {
@@ -181,4 +209,18 @@ func definesDeny(mod *ast.Module) bool {
 		}
 	}
 	return false
+}
+
+// denySpan is the span of the word deny in mod's first deny rule, else
+// the file.
+func denySpan(file string, mod *ast.Module) deploy.Span {
+	for _, rule := range mod.Rules {
+		if rule.Head.Name.String() != "deny" && rule.Head.Ref().String() != "deny" {
+			continue
+		}
+		if loc := rule.Head.Location; loc != nil {
+			return deploy.Span{File: file, Line: loc.Row, Col: loc.Col, EndLine: loc.Row, EndCol: loc.Col + len("deny")}
+		}
+	}
+	return deploy.Span{File: file}
 }

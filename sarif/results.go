@@ -52,6 +52,9 @@ func (b *builder) result(f diag.Diagnostic, ruleID string, ruleIndex int, server
 	if s := f.Suppression; s != nil {
 		r.AddSuppression(b.suppression(f, s))
 	}
+	if fx := b.fixes(f.Fixes); len(fx) > 0 {
+		r.Fixes = fx
+	}
 
 	props := gosarif.Properties{"severity": f.Severity}
 	if server != "" {

@@ -91,7 +91,7 @@ func TestHypothesisNeverConfirms(t *testing.T) {
 		}
 		kinds = append(kinds, r.Name+":"+string(r.Behaviour)+":"+h)
 	}
-	if strings.Join(kinds, " ") != "declared-load:engine: declared-load/stale-pages:hypothesis:stale-pages" {
+	if strings.Join(kinds, " ") != "declared-load:engine: declared-load/stale-pages:hypothesis:stale-pages probe:engine:" {
 		t.Errorf("runs %v", kinds)
 	}
 }

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -131,4 +132,13 @@ func setArg(res *analysis.Result, i int, flag, value string) *analysis.Result {
 		out.Deployments[d].Servers = servers
 	}
 	return &out
+}
+
+// setReplicas sets the replica count of a copy of server i.
+func setReplicas(res *analysis.Result, i, n int) *analysis.Result {
+	out := setArg(res, i, "--kvlint-test-marker", "x")
+	s := out.Servers[i]
+	delete(s.Args, "--kvlint-test-marker")
+	s.Replicas = deploy.Known(strconv.Itoa(n), s.Span)
+	return out
 }

@@ -21,8 +21,8 @@ func probeTest(t *testing.T, res *analysis.Result, rule string, opt Options) Fin
 	if v.Evidence.Isolation == nil {
 		t.Fatalf("%s: no isolation evidence: %+v", rule, v.Evidence)
 	}
-	if rep.Alpha != FamilyAlpha {
-		t.Errorf("one probe cell: α = %g, want %g", rep.Alpha, FamilyAlpha)
+	if !(rep.Alpha > 0 && rep.Alpha <= FamilyAlpha) {
+		t.Errorf("α = %g, want within (0, %g]", rep.Alpha, FamilyAlpha)
 	}
 	return v
 }
@@ -81,7 +81,9 @@ func TestSharedRadixCacheConfirmsKV301(t *testing.T) {
 	if v.Verdict != Confirmed || ie.ForeignReadPages == 0 || !cross.Significant || !same.Significant || aa.Significant {
 		t.Fatalf("%s (foreign pages %d, cross %+v, same %+v, a/a %+v): %s", v.Verdict, ie.ForeignReadPages, cross, same, aa, v.Evidence.Summary)
 	}
-	if cross.AUC < 0.99 || ie.SamplesPerArm != testSamples {
+	// Background traffic delays some probes as much as a miss costs: a large effect,
+	// never a perfect one.
+	if cross.AUC < 0.9 || cross.AUC > 0.9999 || ie.SamplesPerArm != testSamples {
 		t.Errorf("cross AUC %.3f, samples %d", cross.AUC, ie.SamplesPerArm)
 	}
 	for _, a := range ie.Arms {
@@ -106,9 +108,10 @@ func TestEnforcedIsolationKeyDoesNotConfirmKV301(t *testing.T) {
 	}
 }
 
-// TestPrefixCacheOffIsInconclusive: with nothing cached the positive control fails, and a
-// failed positive control is never reported as isolation.
-func TestPrefixCacheOffIsInconclusive(t *testing.T) {
+// TestPrefixCacheOffIsNotConfirmed: with the prefix cache off nothing is shared; the
+// positive control fails too, and the verdict rests on the power the audit had against the
+// hit a cache would give on this model and GPU.
+func TestPrefixCacheOffIsNotConfirmed(t *testing.T) {
 	heavy(t)
 	for _, enforced := range []bool{false, true} {
 		base := incident(t, enforced)
@@ -116,9 +119,73 @@ func TestPrefixCacheOffIsInconclusive(t *testing.T) {
 		res := withFinding(setArg(base, prefill, "--disable-radix-cache", "true"), "KV301", prefill)
 		v := probeTest(t, res, "KV301", Options{})
 		_, same, _ := tests(v)
-		if v.Verdict != Inconclusive || same.Significant {
-			t.Fatalf("enforced=%v: %s (same %+v): %s", enforced, v.Verdict, same, v.Evidence.Summary)
+		ip := v.Evidence.Isolation.Probe
+		if v.Verdict != NotConfirmed || same.Significant || ip.Significant || ip.Power < minPower {
+			t.Fatalf("enforced=%v: %s (same %+v, probe %+v): %s", enforced, v.Verdict, same, ip, v.Evidence.Summary)
 		}
+	}
+}
+
+// TestIsolationProbeTellsSharedFromIsolated is the bar: the incident's probe is
+// significant; the same deployment salted, or with --disable-radix-cache, is not; each
+// reports its power, the A/A control is never significant, and the seeds' p-values differ.
+func TestIsolationProbeTellsSharedFromIsolated(t *testing.T) {
+	heavy(t)
+	shared := incident(t, false)
+	prefill := serverIndex(t, shared, deploy.RolePrefill)
+	for _, tc := range []struct {
+		name        string
+		res         *analysis.Result
+		significant bool
+	}{
+		{"incident", shared, true},
+		{"salted", incident(t, true), false},
+		{"cache-off", setArg(shared, prefill, "--disable-radix-cache", "true"), false},
+	} {
+		rep := verified(t, tc.res, Options{Seed: 5, Samples: testSamples})
+		var ip *IsolationProbe
+		for _, d := range rep.Deployments {
+			if d.IsolationProbe != nil {
+				ip = d.IsolationProbe
+			}
+		}
+		if ip == nil {
+			t.Fatalf("%s: no isolation probe in %+v", tc.name, rep.Deployments)
+		}
+		if ip.Significant != tc.significant || ip.Control.Significant || len(ip.Seeds) != probeSeeds {
+			t.Errorf("%s: significant %v (want %v), control %+v, %d seeds", tc.name, ip.Significant, tc.significant, ip.Control, len(ip.Seeds))
+		}
+		if ip.Power < minPower || ip.Power > 1 || ip.Timing.Source != "modelled" {
+			t.Errorf("%s: power %.2f, timing %+v", tc.name, ip.Power, ip.Timing)
+		}
+		if tc.significant && !(ip.PValueMin < ip.PValueMax) {
+			t.Errorf("%s: every seed gave p = %g: no noise reaches the test", tc.name, ip.PValueMin)
+		}
+		t.Logf("%s: p = %g (%g..%g), AUC %.3f, power %.2f, control p %g", tc.name, ip.PValue, ip.PValueMin, ip.PValueMax, ip.AUC, ip.Power, ip.Control.P)
+	}
+}
+
+// TestRoundRobinProbeWithoutPowerIsInconclusive: behind round robin over many prefill
+// replicas the victim's copies prime only some; with few samples the audit cannot see the
+// diluted hit, and says so rather than calling the deployment isolated.
+func TestRoundRobinProbeWithoutPowerIsInconclusive(t *testing.T) {
+	heavy(t)
+	base := only(incident(t, false), "KV301")
+	prefill := serverIndex(t, base, deploy.RolePrefill)
+	res := setReplicas(base, prefill, 16)
+	for i, s := range res.Servers {
+		if s.Role == deploy.RoleRouter || s.Engine == deploy.EngineSGLangRouter {
+			res = setArg(res, i, "--policy", "round_robin")
+		}
+	}
+	rep := verified(t, res, Options{Seed: 2, Samples: 20})
+	v := verdictOf(t, res, rep, "KV301")
+	ip := v.Evidence.Isolation.Probe
+	if ip.Router.Policy != "round_robin" || ip.Router.Replicas != 16 || ip.Router.VictimRepeats != maxVictimRepeats {
+		t.Fatalf("router %+v", ip.Router)
+	}
+	if v.Verdict != Inconclusive || ip.Power >= minPower || !strings.Contains(v.Evidence.Summary, "round-robin") {
+		t.Fatalf("%s, power %.2f: %s", v.Verdict, ip.Power, v.Evidence.Summary)
 	}
 }
 

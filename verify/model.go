@@ -78,8 +78,10 @@ type deployment struct {
 	poolsExact bool
 	declared   bool // the concurrency is declared, not assumed
 	enforced   bool
-	radix      bool
-	tiers      []string
+	// timing is the probe's cost model (verify/timing.go), set by Run.
+	timing probeTiming
+	radix  bool
+	tiers  []string
 	// workers are the scaled runtime workers, in Scaling.Workers order.
 	workers []runtime.Worker
 	// release is the SGLang release modelled, workload the traffic run at.

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,51 +30,105 @@ const (
 
 var arms = []string{armHitCross, armHitSame, armMiss, armAA}
 
+// probeSeeds is how many seeds the probe runs with: each seed draws other prompts, another
+// arm order and other background traffic, so the spread of the p-values over the seeds
+// shows how much one run's answer owes to chance.
+const probeSeeds = 3
+
+// maxVictimRepeats bounds the victim's copies of P before a measured request: behind round
+// robin each copy primes one more prefill replica (Gu et al. repeat the victim, v ∈ {1, 5};
+// leakage.md §1.1).
+const maxVictimRepeats = 8
+
+// backgroundLoad is the share of the prefill servers' time the background tenants keep busy
+// while the probe runs: the probe's requests queue behind theirs and share batches with
+// them, which is the noise a real audit meets.
+const backgroundLoad = 0.3
+
 // probePlan is one probe: its scenario and what it needs to read the result back.
 type probePlan struct {
 	scenario runtime.Scenario
+	seed     uint64
 	samples  int
 	victims  int // times the victim sends P before the measured request (routing dilution)
 	prompt   int // prompt length in scaled tokens
 	cached   int // tokens P′ can reuse from P: the shared part in whole pages
+	// prefills is the number of prefill replicas; reach the share of them a measured
+	// request can expect to find primed (1 under prefix-aware routing).
+	prefills int
+	reach    float64
+	policy   string
+	// hitGainUs is the modelled TTFT a cache hit on the cached tokens saves: the effect
+	// the power is computed against.
+	hitGainUs float64
+	// backgroundRate is the background tenants' arrival rate, per virtual second.
+	backgroundRate float64
 }
 
 // probeLength is the probe's prompt length: at least 16 pages (leakage.md §5.2), a quarter of
-// the context, at most 2,048 scaled tokens, and always short enough for every worker.
+// the context, at most 512 scaled tokens (the runtime's work grows with the tokens of the
+// audit's thousands of requests; the modelled times stand for the real tokens each scaled
+// one represents), and always short enough for every worker.
 func (d *deployment) probeLength() int {
 	page := 1
 	for _, w := range d.workers {
 		page = max(page, w.PageSize)
 	}
-	return max(1, min(d.maxInput-2, max(16*page, min(d.context/4, 2048))))
+	return max(1, min(d.maxInput-2, max(16*page, min(d.context/4, 512))))
 }
 
-// probeScenario builds the probe for this deployment: tenants victim and attacker, only
-// scripted requests, spaced so that no two overlap (Gu et al. wait a second between
-// requests; here the spacing is a generous bound on one uncontended request).
+// probeScenarios is the probe at each of its seeds.
+func (d *deployment) probeScenarios(seed uint64, samples int, faults []runtime.Fault) []probePlan {
+	out := make([]probePlan, probeSeeds)
+	for k := range out {
+		out[k] = d.probeScenario(seed+uint64(k), samples, faults)
+	}
+	return out
+}
+
+// probeScenario builds the probe for this deployment: tenants victim and attacker send the
+// scripted audit, spaced so that two of its requests rarely overlap (Gu et al. wait between
+// requests), while background tenants send their own traffic at backgroundLoad.
 func (d *deployment) probeScenario(seed uint64, samples int, faults []runtime.Fault) probePlan {
 	r := newRand(seed, "probe")
 	n := d.probeLength()
 	shared := int(math.Round(prefixFraction * float64(n)))
-	victims := 1
-	if d.base.Router.Policy != "prefix_aware" {
-		// Round robin spreads the victim's copies over the prefill workers; the audit's
-		// answer is to repeat the victim's request (v ∈ {1, 5}, leakage.md §1.1).
-		prefills := 0
-		for _, w := range d.base.Prefill {
-			prefills += max(w.Count, 1)
-		}
-		victims = max(1, min(prefills, 5))
+	prefills := 0
+	for _, w := range d.base.Prefill {
+		prefills += max(w.Count, 1)
+	}
+	victims, reach := 1, 1.0
+	policy := d.base.Router.Policy
+	if policy != "prefix_aware" {
+		// Round robin sends each request to the next replica: the victim's copies prime
+		// as many replicas as there are copies, and the measured request lands on a
+		// primed one with that share (background requests shift the rotation, which
+		// changes which replicas, not how many).
+		victims = max(1, min(prefills, maxVictimRepeats))
+		reach = float64(victims) / float64(prefills)
 	}
 	page := 1
 	for _, w := range d.base.Prefill {
 		page = max(page, w.PageSize)
 	}
-	plan := probePlan{samples: samples, victims: victims, prompt: n, cached: shared / page * page}
+	pt := d.timing
+	if pt.timing.Jitter == nil {
+		// No model of the deployment's costs was made: the runtime's reference costs.
+		pt = probeTiming{timing: runtime.Timing{PrefillPerTokenUs: 20, PrefillStepUs: stepOverheadUs, DecodeStepUs: 10000}}
+		zero := 0.0
+		pt.timing.Jitter = &zero
+	}
+	cached := shared / page * page
+	plan := probePlan{
+		seed: seed, samples: samples, victims: victims, prompt: n, cached: cached,
+		prefills: prefills, reach: reach, policy: policy,
+		hitGainUs: pt.missUs(n) - pt.hitUs(n, cached),
+	}
 
-	// One uncontended request at the runtime's default costs (runtime/scenario_check.go
-	// Timing.fill): router, prefill step and per-token cost, transfer, one decode step.
-	slotUs := 2 * (15_000 + 30*float64(n))
+	// One uncontended request: router, prefill, transfer (5 µs per token, the runtime's
+	// default link), one decode step; the slot leaves as much again for queueing.
+	one := 200 + pt.missUs(n) + 5*float64(n) + pt.timing.DecodeStepUs
+	slotUs := 2 * one
 	order := make([]string, 0, 4*samples)
 	for _, a := range arms {
 		for range samples {
@@ -105,8 +160,30 @@ func (d *deployment) probeScenario(seed uint64, samples int, faults []runtime.Fa
 			send(label("measure"), attacker, filler(r, n))
 		}
 	}
-	wl := runtime.Workload{Tenants: tenants(victim, attacker), Script: script}
+	// Background traffic: prompts of half to the whole probe length, a few output tokens,
+	// Poisson arrivals at the rate that keeps the prefill replicas backgroundLoad busy.
+	bgMin := max(1, n/2)
+	bgMean := pt.missUs((bgMin + n) / 2)
+	rate := backgroundLoad * float64(prefills) / (bgMean / 1e6)
+	bg := int(rate * at / 1e6)
+	bg = min(bg, 50_000, (1<<26)/max(n, 1))
+	plan.backgroundRate = rate
+	zero, one1 := 0, 1
+	wl := runtime.Workload{
+		Tenants: []runtime.Tenant{
+			{Name: victim, Weight: &zero}, {Name: attacker, Weight: &zero},
+			{Name: "background-1", Weight: &one1}, {Name: "background-2", Weight: &one1},
+		},
+		Script: script,
+	}
+	if bg > 0 {
+		wl.Requests = bg
+		wl.PromptTokens = runtime.IntRange{Min: bgMin, Max: n}
+		wl.MaxTokens = 4
+		wl.Arrival = runtime.Arrival{Mode: "rate", RatePerSec: rate}
+	}
 	sc := d.scenario("probe", seed, wl, faults...)
+	sc.Timing = pt.timing
 	sc.MaxVirtualSeconds = min(86400, at/1e6+600)
 	plan.scenario = sc
 	return plan
@@ -171,6 +248,11 @@ type probeOutcome struct {
 	// attacker's measured requests in the HIT-cross arm.
 	foreignPages, foreignReqs int
 	failed                    int // measured requests that delivered nothing
+	// miss holds the MISS arm's times, for the power simulation.
+	miss []float64
+	// primedTrials counts the HIT-cross trials; landed those whose measured request the
+	// router sent to a replica one of the victim's copies went to.
+	primedTrials, landed int
 }
 
 // readProbe turns a probe's result into its samples and tests at significance level alpha.
@@ -178,6 +260,27 @@ func readProbe(res *runtime.Result, alpha float64) probeOutcome {
 	ttft := map[string][]float64{}
 	cached := map[string][]float64{}
 	out := probeOutcome{tests: map[string]KSTest{}}
+	primed := map[string][]string{} // trial → prefill replicas of the victim's copies
+	measured := map[string]string{} // trial → prefill replica of the HIT-cross measurement
+	for _, rec := range res.Requests {
+		if parts := strings.Split(rec.Label, "|"); len(parts) == 4 && parts[0] == "probe" && parts[1] == armHitCross {
+			switch parts[3] {
+			case "prime":
+				primed[parts[2]] = append(primed[parts[2]], rec.Prefill)
+			case "measure":
+				measured[parts[2]] = rec.Prefill
+			}
+		}
+	}
+	for trial, w := range measured {
+		if w == "" {
+			continue
+		}
+		out.primedTrials++
+		if slices.Contains(primed[trial], w) {
+			out.landed++
+		}
+	}
 	for _, rec := range res.Requests {
 		parts := strings.Split(rec.Label, "|")
 		if len(parts) != 4 || parts[0] != "probe" || parts[3] != "measure" {
@@ -206,6 +309,7 @@ func readProbe(res *runtime.Result, alpha float64) probeOutcome {
 		})
 	}
 	miss := ttft[armMiss]
+	out.miss = miss
 	for _, a := range []string{armHitCross, armHitSame, armAA} {
 		d, p := KSGreater(ttft[a], miss)
 		out.tests[a] = KSTest{

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -105,4 +106,33 @@ func median(x []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ksPower is the power of KSGreater at level alpha against a cache hit that saves gainUs on
+// the share reach of the hit arm's requests, estimated by simulation: each of
+// powerReplicates audits draws a MISS sample and a HIT sample of len(miss) from the run's
+// own MISS times (with replacement), takes gainUs off each HIT draw with probability
+// reach (never below 1 µs), and runs the test. The run's noise (queueing behind the
+// background traffic) is thus in both arms, as it would be in a real audit. NaN when
+// there is no MISS sample.
+func ksPower(miss []float64, gainUs, reach, alpha float64, r *rand.Rand) float64 {
+	n := len(miss)
+	if n == 0 {
+		return math.NaN()
+	}
+	x, y := make([]float64, n), make([]float64, n)
+	hits := 0
+	for range powerReplicates {
+		for i := range n {
+			y[i] = miss[r.IntN(n)]
+			x[i] = miss[r.IntN(n)]
+			if r.Float64() < reach {
+				x[i] = max(1, x[i]-gainUs)
+			}
+		}
+		if _, p := KSGreater(x, y); p < alpha {
+			hits++
+		}
+	}
+	return float64(hits) / powerReplicates
 }

@@ -187,3 +187,26 @@ func TestMedian(t *testing.T) {
 		t.Errorf("median %v", m)
 	}
 }
+
+// TestKSPowerFollowsTheEffect: against no effect the simulated power is about α (here 0);
+// against a shift larger than the noise it is 1; against a shift on only a small share of
+// the hit arm (a round-robin router that primes few replicas) it falls.
+func TestKSPowerFollowsTheEffect(t *testing.T) {
+	r := newRand(1, "t")
+	miss := make([]float64, 60)
+	for i := range miss {
+		miss[i] = 1000 + 100*r.Float64() // noise of 100 µs
+	}
+	if p := ksPower(miss, 0, 1, 1e-6, newRand(2, "p")); p > 0.01 {
+		t.Errorf("power against no effect = %.3f", p)
+	}
+	if p := ksPower(miss, 500, 1, 1e-6, newRand(2, "p")); p < 0.99 {
+		t.Errorf("power against a 500 µs shift = %.3f", p)
+	}
+	if p := ksPower(miss, 500, 0.25, 1e-6, newRand(2, "p")); p > 0.5 {
+		t.Errorf("power against a shift on a quarter of the hits = %.3f", p)
+	}
+	if p := ksPower(nil, 500, 1, 1e-6, newRand(2, "p")); !math.IsNaN(p) {
+		t.Errorf("power without a MISS sample = %g, want NaN", p)
+	}
+}

@@ -70,15 +70,6 @@ type DeploymentReport struct {
 	Verdicts       []RuleVerdict   `json:"verdicts"`
 }
 
-// IsolationProbe is the outcome of the black-box isolation test. Power is null until a
-// power analysis backs it.
-type IsolationProbe struct {
-	PValue      float64  `json:"p_value"`
-	AUC         float64  `json:"auc"`
-	Power       *float64 `json:"power"`
-	Significant bool     `json:"significant"`
-}
-
 // RuleVerdict is the verdict on one finding of the deployment.
 type RuleVerdict struct {
 	Rule    string  `json:"rule"`
@@ -167,6 +158,7 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 			}
 			continue
 		}
+		d.timing = modelTiming(d, res)
 		p.deps = append(p.deps, d)
 		for _, i := range d.servers {
 			owner[i] = len(p.deps) - 1
@@ -189,6 +181,11 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 		p.addLoad(di, d, opt)
 		for _, n := range p.needs[di] {
 			cells += p.addJobs(di, d, n, opt)
+		}
+		// Every deployment tenants share is probed, finding or not: a fix must be able
+		// to earn a probe that is not significant.
+		if d.dep.Tenancy != deploy.TenancySingle {
+			cells += p.addJobs(di, d, needIsolation, opt)
 		}
 	}
 	rep := &Report{Seed: opt.Seed, Deployments: []DeploymentReport{}, Findings: make([]FindingVerdict, len(res.Findings))}
@@ -213,7 +210,7 @@ func Run(ctx context.Context, res *analysis.Result, opt Options) (*Report, error
 		for _, name := range names {
 			dr.Runs = append(dr.Runs, p.summarize(di, name))
 		}
-		dr.IsolationProbe = p.isolationProbe(di, rep.Alpha)
+		dr.IsolationProbe, _, _ = p.probeOf(di, runProbe, rep.Alpha)
 		rep.Deployments = append(rep.Deployments, dr)
 	}
 	for i, f := range res.Findings {
@@ -298,8 +295,15 @@ func (p *plan) addJobs(di int, d *deployment, n need, opt Options) int {
 		if has(name) {
 			return 0
 		}
-		pp := d.probeScenario(seed, opt.samples(), nil)
-		p.probe[p.add(di, name, pp.scenario)[0]] = pp
+		// One run, a job per seed, like the declared load: the report sums its seeds.
+		pps := d.probeScenarios(seed, opt.samples(), nil)
+		scs := make([]rt.Scenario, len(pps))
+		for k, pp := range pps {
+			scs[k] = pp.scenario
+		}
+		for k, j := range p.add(di, name, scs...) {
+			p.probe[j] = pps[k]
+		}
 		return 1
 	}
 	switch n {
@@ -404,16 +408,6 @@ func (p *plan) summarize(di int, name string) RunSummary {
 // peakRunning is the most requests the decode workers ran at one instant.
 func peakRunning(res *rt.Result) int { return res.Summary.PeakRunning }
 
-// isolationProbe reads the HIT-cross test of the deployment's probe, if one ran.
-func (p *plan) isolationProbe(di int, alpha float64) *IsolationProbe {
-	res, _ := p.result(di, runProbe)
-	if res == nil {
-		return nil
-	}
-	t := readProbe(res, alpha).tests[armHitCross]
-	return &IsolationProbe{PValue: t.P, AUC: t.AUC, Significant: t.Significant}
-}
-
 // results are every seed of a deployment's run, in seed order.
 func (p *plan) results(di int, name string) []*rt.Result {
 	var out []*rt.Result
@@ -423,6 +417,17 @@ func (p *plan) results(di int, name string) []*rt.Result {
 		}
 	}
 	return out
+}
+
+// jobsOf are the jobs of a deployment's run, one per seed, in seed order.
+func (p *plan) jobsOf(di int, name string) []int {
+	var ks []int
+	for k, j := range p.jobs {
+		if j.dep == di && j.name == name {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // result finds a deployment's run by name.

@@ -148,6 +148,13 @@ func TestFindingsOutsideTheRuntimeAreNotApplicable(t *testing.T) {
 		if len(d.Runs) == 0 || d.Runs[0].Name != runLoad || d.Runs[0].Requests == 0 || d.Runs[0].PeakRunning == 0 || d.Workload.Source != deploy.WorkloadDefault {
 			t.Errorf("%s: runs %+v, workload %+v", d.Name, d.Runs, d.Workload)
 		}
+		// Flag findings add no run of their own: the declared load, its hypothesis and,
+		// where tenants share the deployment, the isolation probe.
+		for _, r := range d.Runs {
+			if r.Name != runLoad && r.Name != runLoadStale && r.Name != runProbe {
+				t.Errorf("flag findings alone ran %s of %s", r.Name, d.Name)
+			}
+		}
 	}
 }
 

@@ -279,7 +279,7 @@ func (f *commonFlags) analyseStdin(ctx context.Context, engine *rules.Engine, op
 
 func newCheckCmd() *cobra.Command {
 	var flags commonFlags
-	var failOn, outputPath, category, colorMode string
+	var failOn, outputPath, category, colorMode, groupBy string
 	var vf verifyFlags
 	cmd := &cobra.Command{
 		Use:   "check [PATH...|-]",
@@ -327,6 +327,10 @@ phases' timings on standard error. Text on a terminal is coloured:
 			if flags.quiet && vf.enabled {
 				return usagef("--quiet prints findings alone, and a verification's report is its verdicts: drop --quiet")
 			}
+			group, err := parseGroupBy(groupBy)
+			if err != nil {
+				return err
+			}
 			color, err := useColor(colorMode, cmd.OutOrStdout(), os.Getenv("NO_COLOR"))
 			if err != nil {
 				return err
@@ -358,7 +362,7 @@ phases' timings on standard error. Text on a terminal is coloured:
 				code = ee.code
 			}
 			run := checkRun{res: res, rules: flags.engine.Rules(), exitCode: code, category: category,
-				threshold: threshold, color: color,
+				threshold: threshold, color: color, groupBy: group,
 				stderr: cmd.ErrOrStderr(), colorErr: colorErr, quiet: flags.quiet}
 			if vf.enabled {
 				if err := log.phase("verification", func() (err error) {
@@ -380,6 +384,7 @@ phases' timings on standard error. Text on a terminal is coloured:
 	cmd.Flags().Lookup("format").Usage = "output formats, comma-separated: text, json, sarif, github (workflow commands), codequality (GitLab Code Quality), junit (JUnit XML); FORMAT=FILE writes a file (at most one goes to standard output)"
 	cmd.Flags().StringVar(&colorMode, "color", "auto", "colour the severity and the caret of text output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().StringVarP(&outputPath, "output", "o", "", "write the standard-output format to FILE instead")
+	cmd.Flags().StringVar(&groupBy, "group-by", string(report.GroupByDeployment), "group the findings of text output by deployment, rule or file")
 	cmd.Flags().StringVar(&category, "sarif-category", sarif.DefaultCategory, "SARIF automationDetails category, to upload several kvlint analyses of one commit")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "lowest severity that fails the run: critical, high, medium, low or info (default high)")
 	cmd.Flags().BoolVar(&flags.units, "units", false, "the paths are changed files (pre-commit's, a diff's): check the unit each belongs to (its Helm chart, Terraform module, compose project, directory of manifests) and pass over files with nothing to analyse")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,7 +42,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "mkfifo": mkfifo, "writeq": writeq},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits, "mkfifo": mkfifo, "writeq": writeq, "nested": nested, "lines": lines},
 	})
 }
 
@@ -80,6 +81,51 @@ func writeq(ts *testscript.TestScript, neg bool, args []string) {
 	content, err := strconv.Unquote(args[1])
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(name), []byte(content), 0o644))
+}
+
+// nested writes a file nested n levels deep, too large for a txtar archive:
+// `nested NAME "PREFIX" "OPEN" "CLOSE" N "SUFFIX"` writes PREFIX, OPEN n
+// times, CLOSE n times and SUFFIX (each Go-quoted).
+func nested(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 6 {
+		ts.Fatalf("usage: nested NAME \"PREFIX\" \"OPEN\" \"CLOSE\" N \"SUFFIX\"")
+	}
+	var parts [4]string
+	for i, a := range []string{args[1], args[2], args[3], args[5]} {
+		s, err := strconv.Unquote(a)
+		ts.Check(err)
+		parts[i] = s
+	}
+	n, err := strconv.Atoi(args[4])
+	ts.Check(err)
+	data := parts[0] + strings.Repeat(parts[1], n) + strings.Repeat(parts[2], n) + parts[3]
+	ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o644))
+}
+
+// lines writes a file of n generated lines: `lines NAME "PREFIX" "FORMAT" N
+// "SUFFIX"` writes PREFIX, then FORMAT formatted with i and i+1 for i from
+// 0 to n-1 (%[1]d, %[2]d), then SUFFIX (each Go-quoted).
+func lines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: lines NAME \"PREFIX\" \"FORMAT\" N \"SUFFIX\"")
+	}
+	var parts [3]string
+	for i, a := range []string{args[1], args[2], args[4]} {
+		s, err := strconv.Unquote(a)
+		ts.Check(err)
+		parts[i] = s
+	}
+	n, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	var b strings.Builder
+	b.WriteString(parts[0])
+	for i := range n {
+		fmt.Fprintf(&b, parts[1], i, i+1)
+	}
+	b.WriteString(parts[2])
+	ts.Check(os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
 
 // bugCommands are commands that fail as a bug in kvlint would, for the

@@ -100,6 +100,20 @@ type checkRun struct {
 	colorErr bool
 	// quiet (-q) makes text the findings alone (report.TextFindings).
 	quiet bool
+	// groupBy groups the findings of text (--group-by).
+	groupBy report.GroupBy
+}
+
+// parseGroupBy reads --group-by.
+func parseGroupBy(s string) (report.GroupBy, error) {
+	var names []string
+	for _, g := range report.GroupBys() {
+		if string(g) == s {
+			return g, nil
+		}
+		names = append(names, string(g))
+	}
+	return "", usagef("--group-by must be %s, not %q", strings.Join(names, ", "), s)
 }
 
 // render writes one format of the run to w.
@@ -112,7 +126,7 @@ func (r checkRun) render(w io.Writer, format string) error {
 		} else if r.verification != nil {
 			err = report.VerifyText(w, r.res, r.verification)
 		} else {
-			err = report.CheckText(w, r.res)
+			err = report.CheckText(w, r.res, report.TextOptions{Rules: r.rules, GroupBy: r.groupBy})
 		}
 	case "json":
 		if r.verification != nil {

@@ -129,7 +129,7 @@ Start with: kvlint check .`,
 	root.SetVersionTemplate("{{ printf \"%s\\n\" .Annotations.versionLine }}")
 	root.Annotations = map[string]string{"versionLine": versionLine()}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newCheckCmd(), newCapacityCmd(), newVersionCmd())
+	root.AddCommand(newCheckCmd(), newCapacityCmd(), newInitCmd(), newVersionCmd())
 	root.AddCommand(newRulesCmd(), newExplainCmd(), newDocsCmd())
 	root.AddCommand(newBaselineCmd(), newTestCmd(), newSchemaCmd())
 	root.AddCommand(newVerifyCmd(), newRuntimeCmd(), newFixCmd())

@@ -6,10 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/rules"
+	"github.com/kvlint/kvlint/verify"
 	"github.com/kvlint/kvlint/verify/runtime"
 )
 
@@ -28,41 +32,75 @@ func newRuntimeCmd() *cobra.Command {
 
 func newRuntimeServeCmd() *cobra.Command {
 	var scenarioPath, listen string
+	var realTime bool
+	var flags commonFlags
 	cmd := &cobra.Command{
-		Use:   "serve --scenario FILE --listen 127.0.0.1:PORT",
-		Short: "Serve a scenario's runtime behind an OpenAI-compatible API on loopback",
+		Use:   "serve [PATH...] [--scenario FILE] --listen 127.0.0.1:PORT",
+		Short: "Serve a deployment's (or a scenario's) runtime behind an OpenAI-compatible API on loopback",
 		Long: `serve boots the runtime a scenario file describes (its workers, router, timing
-and fault models; its workload is not played) and serves it until interrupted:
+and fault models; its workload is not played), or the first SGLang deployment
+found in the deployment files at PATH, configured as kvlint verify models it:
+its pools, its prefix cache (--disable-radix-cache), its enforced isolation key
+(a namespace per tenant) and the modelled costs of its model on its GPU. It
+serves until interrupted:
 
   POST /v1/completions   {"prompt", "max_tokens", "cache_salt", "user"}, tenant
                          in the X-Tenant header (else "user")
   GET  /v1/models, /health
   GET  /kvlint/result    what the runtime measured so far (leaks, retractions, …)
 
-Time is virtual: compare the X-Kvlint-Ttft-Us response header, not the wall
-clock. The address must be on loopback (127.0.0.1, ::1 or localhost): kvlint
-never touches the network beyond this machine. Port 0 picks a free port; the
-address is printed.
+A deployment is served in real time: a request answers after its modelled
+duration, so a client's own stopwatch measures the model (kvlint verify
+--endpoint does). A scenario is served on its virtual clock unless --real-time
+is given; compare the X-Kvlint-Ttft-Us response header then. The address must
+be on loopback (127.0.0.1, ::1 or localhost): kvlint never touches the
+network beyond this machine. Port 0 picks a free port; the bound address is
+printed.
 
 Exit status: 0 after an interrupt, 2 usage error (including a non-loopback
-address or a port in use), 3 the scenario file could not be read.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if scenarioPath == "" {
-				return usagef("--scenario FILE is required")
+address or a port in use), 3 the scenario or deployment files could not be
+read, or hold no deployment the runtime can model.`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			if scenarioPath == "" && len(paths) == 0 {
+				return usagef("serve needs deployment files (PATH) or --scenario FILE")
+			}
+			if scenarioPath != "" && len(paths) > 0 {
+				return usagef("serve takes deployment files (PATH) or --scenario FILE, not both")
 			}
 			addr, err := loopbackAddr(listen)
 			if err != nil {
 				return err
 			}
-			sc, err := runtime.LoadScenario(scenarioPath)
-			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %v\n", err)
-				return exitError{exitInput}
-			}
-			if err := sc.Validate(); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %s: %v\n", scenarioPath, err)
-				return exitError{exitInput}
+			var sc runtime.Scenario
+			what := scenarioPath
+			if scenarioPath != "" {
+				if sc, err = runtime.LoadScenario(scenarioPath); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %v\n", err)
+					return exitError{exitInput}
+				}
+				if err := sc.Validate(); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %s: %v\n", scenarioPath, err)
+					return exitError{exitInput}
+				}
+			} else {
+				res, _, err := flags.analyse(cmd.Context(), paths)
+				if err != nil {
+					return err
+				}
+				for _, e := range res.Errors {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %s\n", e.Error())
+				}
+				served, err := verify.ServeScenario(res, verify.Options{Seed: 1, Tenancy: deploy.Tenancy(flags.tenancy)})
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: %v\n", err)
+					return exitError{exitInput}
+				}
+				sc, what, realTime = served.Scenario, "deployment "+served.Deployment, true
+				if len(served.Others) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: serving %s; not served: %s\n", served.Deployment, strings.Join(served.Others, ", "))
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: prefix cache %s, isolation %s, timing %s (model %q on GPU %q)\n",
+					onOff(served.Scaling.PrefixCache), served.Scaling.Isolation, served.Timing.Source, served.Timing.Model, served.Timing.GPU)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -70,13 +108,25 @@ address or a port in use), 3 the scenario file could not be read.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprintf(cmd.OutOrStdout(), "kvlint runtime: serving %s on http://%s (POST /v1/completions); interrupt to stop\n", scenarioPath, ln.Addr())
-			return runtime.Serve(ctx, sc, ln)
+			fmt.Fprintf(cmd.OutOrStdout(), "kvlint runtime: serving %s on http://%s (POST /v1/completions); interrupt to stop\n", what, ln.Addr())
+			return runtime.ServeWith(ctx, sc, ln, runtime.ServeOptions{RealTime: realTime})
 		},
 	}
 	cmd.Flags().StringVar(&scenarioPath, "scenario", "", "scenario file (YAML or JSON) describing the workers, router, timing and faults")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "loopback address to serve on: 127.0.0.1:PORT, [::1]:PORT or localhost:PORT")
+	cmd.Flags().BoolVar(&realTime, "real-time", false, "pace a scenario's virtual clock by the wall clock (a deployment is always served in real time)")
+	cmd.Flags().StringVar(&flags.tenancy, "tenancy", "", "multi (the default) or single: whether tenants share servers")
+	cmd.Flags().StringVar(&flags.gpu, "gpu", "", "GPU the servers run on when their files don't say (e.g. H100-80GB)")
+	cmd.Flags().StringVar(&flags.configPath, "config", "", "configuration file (default: the .kvlint.yaml nearest the paths)")
+	flags.policyTimeout = rules.DefaultTimeout
 	return cmd
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 // loopbackAddr checks that a --listen address is a port on loopback and returns it in the

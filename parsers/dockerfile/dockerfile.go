@@ -36,11 +36,18 @@ type command struct {
 type stage struct {
 	name  string
 	image deploy.Value // the FROM image, substituted; for FROM <stage>, that stage's
-	env   vars         // ENV, inherited from a stage it builds on
-	args  vars         // ARG declared in this stage
-	shell []arg        // SHELL, inherited
-	cmd   *command
-	entry *command
+	// refs are the FROM <stage> lines that led from image to this stage,
+	// the last one last: image's Origin goes on through them (imageValue).
+	refs *refs
+	env  vars // ENV, inherited from a stage it builds on
+	// envShared: env is the map of the stage this one builds on, copied
+	// at this stage's first ENV (a chain of stages that set no ENV then
+	// costs no copies).
+	envShared bool
+	args      vars  // ARG declared in this stage
+	shell     []arg // SHELL, inherited
+	cmd       *command
+	entry     *command
 	// cmdSet: CMD was given in this stage. Otherwise ENTRYPOINT clears the
 	// CMD inherited from the base (BuildKit dispatchEntrypoint).
 	cmdSet bool
@@ -267,10 +274,11 @@ func (p *parser) from(ins instruction) {
 	st.image = deploy.Value{Raw: string(w.b), Known: w.known, Span: p.span(fields[0]), Origin: w.origin}
 	if base, ok := p.byName[st.image.Raw]; ok && w.known {
 		// FROM <stage>: the stage's image config is the starting point.
-		image := base.image
-		image.Origin = append(append(deploy.Origin(nil), image.Origin...), deploy.At(deploy.StepReference, st.image.Span))
-		st.image = image
-		st.env = cloneVars(base.env)
+		// Copying the origin and the ENV map here made a chain of n
+		// stages (FROM a AS b, FROM b AS c, ...) cost O(n²).
+		st.refs = base.refs.push(deploy.At(deploy.StepReference, st.image.Span))
+		st.image = base.image
+		st.env, st.envShared = base.env, true
 		st.shell = base.shell
 		st.cmd, st.entry, st.entrySet = base.cmd, base.entry, base.entrySet
 	}
@@ -297,6 +305,38 @@ func fieldsOf(t text) []text {
 		}
 	}
 	return out
+}
+
+// refs is a list of steps that shares its beginning with the list it was
+// made from.
+type refs struct {
+	step deploy.Step
+	prev *refs
+	n    int
+}
+
+func (r *refs) push(s deploy.Step) *refs {
+	n := 1
+	if r != nil {
+		n = r.n + 1
+	}
+	return &refs{step: s, prev: r, n: n}
+}
+
+// imageValue is the stage's image with its origin through every FROM
+// <stage> that led to it.
+func (st *stage) imageValue() deploy.Value {
+	v := st.image
+	if st.refs == nil {
+		return v
+	}
+	o := make(deploy.Origin, len(v.Origin)+st.refs.n)
+	copy(o, v.Origin)
+	for r := st.refs; r != nil; r = r.prev {
+		o[len(v.Origin)+r.n-1] = r.step
+	}
+	v.Origin = o
+	return v
 }
 
 func cloneVars(v vars) vars {
@@ -437,6 +477,9 @@ func (p *parser) env(ins instruction, st *stage) {
 		}
 		sets = append(sets, set{kv.name, deploy.Value{Raw: string(sub.b), Known: sub.known, Span: span, Origin: sub.origin}})
 	}
+	if st.envShared && len(sets) > 0 {
+		st.env, st.envShared = cloneVars(st.env), false
+	}
 	for _, s := range sets {
 		st.env[s.name] = s.value
 	}
@@ -519,7 +562,7 @@ func (p *parser) commands(st *stage) (cmds []shell.Command, ep *deploy.ImageEntr
 			if cmd == nil {
 				cmd = []deploy.Value{} // CMD [] is set, and empty
 			}
-			if full, e, ok := engine.ImageLaunch(p.images, st.image, nil, cmd); ok {
+			if full, e, ok := engine.ImageLaunch(p.images, st.imageValue(), nil, cmd); ok {
 				for _, v := range full[:len(full)-len(cmd)] {
 					argv = append(argv, arg{Value: v})
 				}
@@ -593,7 +636,7 @@ func (p *parser) servers(st *stage, read engine.ReadFile) []*deploy.Server {
 		}
 		s.Name = fmt.Sprintf("%s:%d", p.name, c.Span.Line)
 		s.Source = deploy.SourceDockerfile
-		s.Image = st.image
+		s.Image = st.imageValue()
 		if i == 0 {
 			s.Entrypoint = ep
 		}

@@ -237,7 +237,7 @@ func TestImage(t *testing.T) {
 	if len(p.errs) > 0 {
 		t.Fatal(p.errs)
 	}
-	img := final.image
+	img := final.imageValue()
 	if got := w(img); got != "lmsysorg/sglang:v0.5|=|2:6-2:28" {
 		t.Errorf("image %s", got)
 	}

@@ -26,7 +26,7 @@ type word struct {
 // with restartPolicy: Always, do keep running, but they hold proxies and
 // agents, not the engine.)
 func (p *parser) container(pd *pod, name string, c *yaml.Node) {
-	e := p.containerEnv(pd.injected, yamlsrc.Get(c, "env"))
+	e := p.containerEnv(pd.injected, c, pd.namespace)
 	image := deploy.Value{}
 	if n := yamlsrc.Get(c, "image"); n != nil && n.Kind == yaml.ScalarNode {
 		image = p.scalar(n)

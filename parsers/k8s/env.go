@@ -39,16 +39,19 @@ func (e *env) shellEnv() shell.Env {
 // EnvVar.value: "Variable references $(VAR_NAME) are expanded using the
 // previously defined environment variables in the container and any service
 // environment variables"; kubernetes.io/docs/tasks/inject-data-application/
-// define-interdependent-environment-variables/). valueFrom (a ConfigMap,
-// Secret, field or resource) is a value kvlint cannot see. envFrom adds
-// variables whose names are not in the file: they stay unknown because
-// nothing defines them here.
-func (p *parser) containerEnv(injected []envVar, list *yaml.Node) *env {
+// define-interdependent-environment-variables/). valueFrom a ConfigMap key
+// (configMapKeyRef) and envFrom a ConfigMap (configMapRef) read the
+// ConfigMap when the checked files hold it (configMapEnv); any other
+// valueFrom (a Secret, field or resource) is a value kvlint cannot see, and
+// envFrom of a ConfigMap not in the files adds variables whose names are not
+// known: they stay unknown because nothing defines them here.
+func (p *parser) containerEnv(injected []envVar, c *yaml.Node, ns string) *env {
 	e := &env{vars: map[string]deploy.Value{}}
 	for _, v := range injected {
 		e.vars[v.name] = v.v
 	}
-	list = yamlsrc.Resolve(list)
+	p.envFrom(e, injected, yamlsrc.Get(c, "envFrom"), ns)
+	list := yamlsrc.Resolve(yamlsrc.Get(c, "env"))
 	if yamlsrc.IsNull(list) {
 		return e
 	}
@@ -72,6 +75,10 @@ func (p *parser) containerEnv(injected []envVar, list *yaml.Node) *env {
 			continue // the controller's value wins
 		}
 		if from := yamlsrc.Get(item, "valueFrom"); from != nil {
+			if v, ok := p.configMapKey(yamlsrc.Get(from, "configMapKeyRef"), ns); ok {
+				e.vars[name] = v
+				continue
+			}
 			e.vars[name] = deploy.Unknown("$("+name+")", p.src.NodeSpan(from))
 			continue
 		}
@@ -158,4 +165,69 @@ func expand(t yamlsrc.Text, lookup func(string) (deploy.Value, bool)) (out yamls
 	}
 	b.Copy(t, last, len(s))
 	return b.Text(), known, origin
+}
+
+// envFrom adds the variables of the ConfigMaps a container's envFrom names
+// (core/v1 EnvFromSource: every key of the ConfigMap, after prefix; "When a
+// key exists in multiple sources, the value associated with the last source
+// will take precedence. Values defined by an Env with a duplicate key will
+// take precedence", k8s.io/api core/v1 types.go Container.EnvFrom), each
+// spanning its value in the ConfigMap, with the envFrom entry as a reference
+// step. A ConfigMap the files do not hold adds nothing kvlint can name.
+func (p *parser) envFrom(e *env, injected []envVar, list *yaml.Node, ns string) {
+	for _, item := range seqItems(list) {
+		ref := yamlsrc.Get(item, "configMapRef")
+		name, ok := yamlsrc.Str(yamlsrc.Get(ref, "name"))
+		if !ok || name == "" || isPlaceholder(name) {
+			continue
+		}
+		cm := p.configMaps().lookup(name, ns)
+		if cm == nil || cm.data == nil {
+			continue
+		}
+		prefix, _ := yamlsrc.Str(yamlsrc.Get(item, "prefix"))
+		at := p.src.NodeSpan(ref)
+		for _, pr := range yamlsrc.Pairs(cm.data) {
+			key := prefix + pr.Key.Value
+			if _, injectedHere := injectedName(injected, key); injectedHere {
+				continue
+			}
+			if v, ok := configMapValue(cm, pr.Value, at); ok {
+				e.vars[key] = v
+			}
+		}
+	}
+}
+
+// configMapKey reads valueFrom.configMapKeyRef {name, key} from a ConfigMap
+// the checked files hold.
+func (p *parser) configMapKey(ref *yaml.Node, ns string) (deploy.Value, bool) {
+	if ref == nil {
+		return deploy.Value{}, false
+	}
+	name, ok1 := yamlsrc.Str(yamlsrc.Get(ref, "name"))
+	key, ok2 := yamlsrc.Str(yamlsrc.Get(ref, "key"))
+	if !ok1 || !ok2 || name == "" || key == "" || isPlaceholder(name) || isPlaceholder(key) {
+		return deploy.Value{}, false
+	}
+	cm := p.configMaps().lookup(name, ns)
+	if cm == nil || cm.data == nil {
+		return deploy.Value{}, false
+	}
+	return configMapValue(cm, yamlsrc.Get(cm.data, key), p.src.NodeSpan(ref))
+}
+
+// configMapValue is one value of a ConfigMap's data, spanning where the
+// ConfigMap writes it, reached through the reference at via.
+func configMapValue(cm *configMap, n *yaml.Node, via deploy.Span) (deploy.Value, bool) {
+	n = yamlsrc.Resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return deploy.Value{}, false
+	}
+	v := cm.src.Value(n)
+	if isPlaceholder(v.Raw) {
+		v.Known = false
+	}
+	v.Origin = v.Origin.Add(deploy.At(deploy.StepReference, via))
+	return v, true
 }

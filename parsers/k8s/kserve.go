@@ -70,7 +70,15 @@ func (p *parser) inferenceService(o *object, n *yaml.Node) {
 	}
 	merged := mergeContainer(base, model)
 	path := []step{{node: n, key: "spec"}, {node: spec, key: "predictor"}}
+	start := len(p.servers)
 	p.pod(o, pred, path, []*yaml.Node{merged})
+	// spec.predictor.model.storageUri: the storage initializer downloads
+	// it to /mnt/models, which the runtime's args name
+	// (kserve@aaac4e294dae pkg/apis/serving/v1beta1/predictor.go
+	// PredictorExtensionSpec.StorageURI).
+	if m, ok := hfModel(p.src, yamlsrc.Get(model, "storageUri")); ok {
+		modelFromDir(p.servers[start:], isKServeDir, m)
+	}
 }
 
 func (p *parser) runtimeFor(model *yaml.Node) (*yaml.Node, string) {
@@ -222,13 +230,9 @@ func (p *parser) llmisvcLaunch(o *object) func(c *yaml.Node, e *env) []word {
 		}
 		at := p.src.ContentSpan(nameNode)
 		words := []word{{v: deploy.Known("vllm", at)}, {v: deploy.Known("serve", at)}}
-		if uri := yamlsrc.Path(o.root, "spec", "model", "uri"); uri != nil && uri.Kind == yaml.ScalarNode {
-			m := p.scalar(uri)
-			m.Raw = strings.TrimPrefix(m.Raw, "hf://")
-			words = append(words, word{v: m})
-		} else {
-			words = append(words, word{v: deploy.Known("/mnt/models", at)})
-		}
+		// The model word is the template's own; object() then names the
+		// model spec.model.uri holds.
+		words = append(words, word{v: deploy.Known(kserveModelDir, at)})
 		text, _ := p.src.Scalar(valNode)
 		cmds, errs := shell.Commands(shell.Source{
 			File: p.src.File,

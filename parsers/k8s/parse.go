@@ -23,6 +23,7 @@
 package k8s
 
 import (
+	"bytes"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -82,6 +83,10 @@ type Options struct {
 	// ConfigMaps are the ConfigMaps of the run's other manifests
 	// (CollectConfigMaps): a container may run a script held in one.
 	ConfigMaps *ConfigMaps
+	// OME joins the OME InferenceServices, base models and runtimes of
+	// the run's manifests (CollectOMEModels); nil joins those of this
+	// file alone.
+	OME *OMEModels
 }
 
 // ParseManifestWith is ParseManifest with an image table (nil has only the
@@ -96,6 +101,10 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
 	p := &parser{src: src, read: read, images: opt.Images, errs: errs, runtimes: indexRuntimes(docs), extMaps: opt.ConfigMaps}
+	p.ome = opt.OME
+	if p.ome == nil && bytes.Contains(f.Data, []byte("ome.io/")) {
+		p.ome = CollectOMEModels(f)
+	}
 	p.ownMaps = &ConfigMaps{}
 	for _, d := range docs {
 		p.ownMaps.add(src, d.Root, 0)
@@ -122,6 +131,8 @@ type parser struct {
 	// runtimes are the KServe ServingRuntimes and ClusterServingRuntimes of
 	// the stream, by name, for the InferenceServices that name them.
 	runtimes map[string]*yaml.Node
+	// ome binds OME runtimes to the models their InferenceServices serve.
+	ome *OMEModels
 
 	// ownMaps are the stream's ConfigMaps, extMaps those of the other
 	// files of the set, allMaps both (configMaps).
@@ -192,7 +203,19 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	if kind == "RayJob" && strings.HasPrefix(apiVersion, "ray.io/") {
 		p.rayJob(o, n)
 	}
+	start := len(p.servers)
 	p.walk(o, n, nil, 0)
+	switch {
+	case kind == "LLMInferenceService" && strings.HasPrefix(apiVersion, "serving.kserve.io/"):
+		// spec.model.uri: kserve@aaac4e294dae pkg/apis/serving/v1alpha1/
+		// llm_inference_service_types.go LLMModelSpec.URI, which the
+		// storage initializer downloads to /mnt/models.
+		if m, ok := hfModel(p.src, yamlsrc.Path(n, "spec", "model", "uri")); ok {
+			modelFromDir(p.servers[start:], isKServeDir, m)
+		}
+	case (kind == "ServingRuntime" || kind == "ClusterServingRuntime") && isOME(apiVersion):
+		p.ome.applyOME(o.name, p.servers[start:])
+	}
 }
 
 // service records a Service's name and selector (core/v1 ServiceSpec

@@ -38,7 +38,7 @@ func (p *parser) rayJob(o *object, n *yaml.Node) {
 	// ray/utils/constant.go, RayContainerIndex = 0): the head's `ray start`
 	// runs there, and with it the job supervisor and the entrypoint.
 	head := firstContainer(headSpec)
-	e := p.containerEnv(nil, yamlsrc.Get(head, "env"))
+	e := p.containerEnv(nil, head, o.namespace)
 	image := deploy.Value{}
 	if im := yamlsrc.Get(head, "image"); im != nil && im.Kind == yaml.ScalarNode {
 		image = p.scalar(im)

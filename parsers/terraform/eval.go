@@ -17,6 +17,9 @@ import (
 func (m *module) eval(e hcl.Expression, ctx *hcl.EvalContext, scope string) cty.Value {
 	v, ds := e.Value(ctx)
 	m.evalDiags(ds)
+	// A template that repeats a large value ("${local.a}${local.a}") grows
+	// without calling a function: the value is checked here.
+	v = m.capValue(e, v)
 	return m.attach(e, v, ctx, scope)
 }
 
@@ -108,9 +111,9 @@ func (m *module) hop(s *site, refs map[string]reference, scope string) *site {
 		return s.rebind(scope)
 	}
 	span := m.fs.span(r.rng)
-	if s.unknown != "" && len(s.via) == 0 && !s.input {
+	if s.unknown != "" && s.via == nil && !s.input {
 		c := *s
-		c.via = deploy.Origin(nil).Add(s.step())
+		c.via = hopsOf(deploy.Origin(nil).Add(s.step()))
 		c.f = m.fs[r.rng.Filename]
 		c.start, c.end = r.rng.Start.Byte, r.rng.End.Byte
 		c.unknown = m.fs.text(r.rng)
@@ -269,6 +272,9 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 	if whole.IsKnown() {
 		want = whole.AsString()
 	}
+	if len(want) > maxMapped {
+		return nil
+	}
 	var b strings.Builder
 	var at []bytePos
 	bases := map[*site]*site{}
@@ -312,6 +318,9 @@ func (m *module) template(x *hclsyntax.TemplateExpr, v cty.Value, ctx *hcl.EvalC
 			continue
 		}
 		s := bare.AsString()
+		if b.Len()+len(s) > maxMapped {
+			return nil
+		}
 		at = append(at, partBytes(sv, s, bases)...)
 		b.WriteString(s)
 	}
@@ -364,14 +373,16 @@ func carry(b, outer *site, bases map[*site]*site) *site {
 		return c
 	}
 	c := &site{f: b.f, start: b.start, end: b.end, kind: b.kind, input: b.input, unknown: b.unknown,
-		via: copyOrigin(b.via), pending: b.pending, pendingAt: b.pendingAt}
+		via: b.via, pending: b.pending, pendingAt: b.pendingAt}
 	if outer != nil {
 		if outer.pending != "" {
-			c.pending, c.pendingAt = outer.pending, len(c.via)+outer.pendingAt
+			c.pending, c.pendingAt = outer.pending, c.via.len()+outer.pendingAt
 		}
-		for _, v := range outer.via {
-			c.via = c.via.Add(v)
+		via := c.via.origin()
+		for _, v := range outer.via.origin() {
+			via = via.Add(v)
 		}
+		c.via = hopsOf(via)
 		c.input = c.input || outer.input
 	}
 	bases[b] = c
@@ -401,9 +412,10 @@ func (m *module) settle(s *site, refs map[string]reference) *site {
 		}
 		c := *x
 		if r, ok := refs[x.pending]; ok {
-			at := min(max(x.pendingAt, 0), len(x.via))
-			via := append(copyOrigin(x.via[:at]), deploy.At(deploy.StepReference, m.fs.span(r.rng)))
-			c.via = append(via, x.via[at:]...)
+			old := x.via.origin()
+			at := min(max(x.pendingAt, 0), len(old))
+			via := append(copyOrigin(old[:at]), deploy.At(deploy.StepReference, m.fs.span(r.rng)))
+			c.via = hopsOf(append(via, old[at:]...))
 			c.pending = ""
 		}
 		done[x] = &c

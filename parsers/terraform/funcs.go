@@ -65,6 +65,11 @@ func (m *module) functions() map[string]function.Function {
 		"file": m.fileFunc(), "fileexists": m.fileExistsFunc(), "templatefile": m.templateFileFunc(),
 		"fileset": m.filesetFunc(),
 	}
+	for name, f := range fs {
+		if name != "try" && name != "can" { // they take expressions, not values
+			fs[name] = capped(name, f)
+		}
+	}
 	for _, name := range []string{"timestamp", "plantimestamp", "uuid", "uuidv5", "bcrypt",
 		"md5", "sha1", "sha256", "sha512", "base64sha256", "base64sha512",
 		"filemd5", "filesha1", "filesha256", "filesha512", "filebase64", "filebase64sha256",
@@ -297,6 +302,9 @@ func (m *module) fileFunc() function.Function {
 			}
 			s := string(f.data)
 			base := &site{f: f, start: 0, end: len(f.data)}
+			if len(s) > maxMapped {
+				return cty.StringVal(s).Mark(base), nil
+			}
 			at := make([]bytePos, len(s))
 			for i := range at {
 				at[i] = bytePos{s: base, off: i}
@@ -345,6 +353,9 @@ func (m *module) templateFile(p string, vars cty.Value) (cty.Value, error) {
 	if err != nil {
 		return cty.NilVal, err
 	}
+	if !m.checkNesting(f, true) {
+		return cty.UnknownVal(cty.String), nil
+	}
 	expr, ds := hclsyntax.ParseTemplate(f.data, f.name, hcl.InitialPos)
 	if ds.HasErrors() {
 		m.diags(ds) // at the template's own line
@@ -367,7 +378,7 @@ func (m *module) templateFile(p string, vars cty.Value) (cty.Value, error) {
 			for _, s := range sitesOf(leaf) {
 				c := *s
 				if s.ref != "" {
-					c.pending, c.pendingAt = s.ref, len(s.via)
+					c.pending, c.pendingAt = s.ref, s.via.len()
 				}
 				c.ref = k
 				leaf = withSite(leaf, &c)

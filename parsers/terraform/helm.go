@@ -247,7 +247,7 @@ func (m *module) helmSets(body *hclsyntax.Body, ctx *hcl.EvalContext, origins ma
 			origins[sp] = via
 		} else if p, _ := primary(sitesOf(value)); p != nil {
 			s.Span = p.span()
-			origins[s.Span] = copyOrigin(p.via)
+			origins[s.Span] = p.via.origin()
 		} else if sp, ok := listSpan(vb); ok {
 			// A list's sites are its elements': the entry is the text
 			// from the first to the last.

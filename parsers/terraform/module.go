@@ -169,6 +169,10 @@ func (m *module) load() bool {
 			continue
 		}
 		m.fs[p] = m.newFile(p, data)
+		if !m.checkNesting(m.fs[p], false) {
+			m.syntaxBroken = true
+			continue
+		}
 		f, ds := hclsyntax.ParseConfig(data, p, hcl.InitialPos)
 		if ds.HasErrors() {
 			m.syntaxBroken = true

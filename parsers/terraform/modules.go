@@ -182,7 +182,7 @@ func (c *module) callInputs(caller *module, b *hclsyntax.Block, ctx *hcl.EvalCon
 			for _, s := range sitesOf(leaf) {
 				cp := *s
 				cp.input = true
-				cp.via = copyOrigin(s.via).Add(deploy.At(deploy.StepVariable, v.decl))
+				cp.via = hopsOf(s.via.origin().Add(deploy.At(deploy.StepVariable, v.decl)))
 				leaf = withSite(leaf, &cp)
 			}
 			return leaf
@@ -240,6 +240,9 @@ func LocalCalls(dir string) []string {
 		data, err := cfs.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
+		}
+		if _, deep := tooDeep(data, false); deep {
+			continue // reported where the module is parsed
 		}
 		f, _ := hclsyntax.ParseConfig(data, e.Name(), hcl.InitialPos)
 		if f == nil {

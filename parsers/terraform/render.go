@@ -286,7 +286,7 @@ func (rm *remapper) span(sp deploy.Span) (deploy.Span, deploy.Origin) {
 	n := rm.r.nodes[id]
 	if n.kind != scalarNode {
 		if n.where != nil {
-			return n.where.span(), copyOrigin(n.where.via)
+			return n.where.span(), n.where.via.origin()
 		}
 		return rm.fallback, nil
 	}

@@ -21,7 +21,7 @@ type site struct {
 	// kind is what the site is to the value: a tfvars attribute, a
 	// variable's default, TF_VAR_name; "" for text of the module itself.
 	kind deploy.StepKind
-	via  deploy.Origin // where the value went after it was written, in order
+	via  *hops // where the value went after it was written, in order
 	// ref is the name the value is bound to now ("var.x", "local.y",
 	// "each.value"); an expression that reads that name adds the range of
 	// the reference to via.
@@ -73,9 +73,51 @@ func (s *site) step() deploy.Step {
 // the given kind) written at span and bound to the name ref.
 func (s *site) hop(kind deploy.StepKind, span deploy.Span, ref string) *site {
 	c := *s
-	c.via = append(append(deploy.Origin(nil), s.via...), deploy.At(kind, span))
+	c.via = s.via.push(deploy.At(kind, span))
 	c.ref = ref
 	return &c
+}
+
+// hops is a site's via as a list that shares its beginning with the site it
+// was made from: a hop adds one node, where copying the chain into a new
+// slice made n chained locals cost O(n²) in time and memory (the last local's
+// chain holds every local before it). The chain is made a deploy.Origin only
+// where a value is located, once per use.
+type hops struct {
+	step deploy.Step
+	prev *hops
+	n    int // steps up to and including this one
+}
+
+func (h *hops) len() int {
+	if h == nil {
+		return 0
+	}
+	return h.n
+}
+
+// push is h followed by s.
+func (h *hops) push(s deploy.Step) *hops { return &hops{step: s, prev: h, n: h.len() + 1} }
+
+// origin is the chain in order, a new slice (nil when empty).
+func (h *hops) origin() deploy.Origin {
+	if h == nil {
+		return nil
+	}
+	o := make(deploy.Origin, h.n)
+	for x := h; x != nil; x = x.prev {
+		o[x.n-1] = x.step
+	}
+	return o
+}
+
+// hopsOf is the chain o as hops.
+func hopsOf(o deploy.Origin) *hops {
+	var h *hops
+	for _, s := range o {
+		h = h.push(s)
+	}
+	return h
 }
 
 // rebind is the site bound to another name without a reference in between.
@@ -115,7 +157,7 @@ func siteLess(a, b *site) bool {
 	if a.start != b.start {
 		return a.start < b.start
 	}
-	return len(a.via) < len(b.via)
+	return a.via.len() < b.via.len()
 }
 
 // primary picks the site a finding should point at among several that
@@ -155,7 +197,7 @@ func locate(sites []*site, val string, i, j int) (deploy.Span, deploy.Origin) {
 	span, via := p.locate(val, i, j)
 	for _, r := range rest {
 		via = via.Add(r.step())
-		for _, v := range r.via {
+		for _, v := range r.via.origin() {
 			via = via.Add(v)
 		}
 	}
@@ -164,7 +206,7 @@ func locate(sites []*site, val string, i, j int) (deploy.Span, deploy.Origin) {
 
 func (s *site) locate(val string, i, j int) (deploy.Span, deploy.Origin) {
 	if s.at == nil || s.text != val || i < 0 || j > len(s.at) || i >= j {
-		return s.span(), copyOrigin(s.via)
+		return s.span(), s.via.origin()
 	}
 	var inner []*site
 	seen := map[*site]bool{}
@@ -176,7 +218,7 @@ func (s *site) locate(val string, i, j int) (deploy.Span, deploy.Origin) {
 	}
 	pick, rest := primary(inner)
 	if pick == nil {
-		return s.span(), copyOrigin(s.via)
+		return s.span(), s.via.origin()
 	}
 	lo, hi := -1, -1
 	exact := true
@@ -201,11 +243,11 @@ func (s *site) locate(val string, i, j int) (deploy.Span, deploy.Origin) {
 	} else {
 		span = pick.span()
 	}
-	via := copyOrigin(pick.via)
+	via := pick.via.origin()
 	for _, r := range rest {
 		via = via.Add(r.step())
 	}
-	for _, v := range s.via {
+	for _, v := range s.via.origin() {
 		via = via.Add(v)
 	}
 	return span, via

@@ -109,7 +109,7 @@ func (m *module) inputSites(e hcl.Expression, val cty.Value, kind deploy.StepKin
 		c := *ss[0]
 		c.input = true
 		c.kind = kind
-		c.via = append(copyOrigin(via), c.via...)
+		c.via = hopsOf(append(copyOrigin(via), c.via.origin()...))
 		return withSite(leaf, &c)
 	})
 }
@@ -168,6 +168,9 @@ func (m *module) environment() {
 		var val cty.Value
 		if v.ty == cty.DynamicPseudoType || v.ty.IsPrimitiveType() {
 			val = cty.StringVal(text)
+		} else if _, deep := tooDeep([]byte(text), false); deep {
+			m.errorf(v.decl, "the environment variable %s is not a valid value for variable %q: %s", name, v.name, nestingMessage())
+			continue
 		} else {
 			e, ds := hclsyntax.ParseExpression([]byte(text), name, hcl.InitialPos)
 			var vs hcl.Diagnostics
@@ -210,6 +213,9 @@ func (m *module) varFile(p string, cfs *confined.FS) {
 		return
 	}
 	m.fs[p] = m.newFile(p, data)
+	if !m.checkNesting(m.fs[p], false) {
+		return
+	}
 	var f *hcl.File
 	var ds hcl.Diagnostics
 	if strings.HasSuffix(p, ".json") {

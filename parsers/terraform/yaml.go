@@ -327,7 +327,7 @@ func (e *yamlEncoder) carry(b, outer *site) *site {
 		owner = b
 	}
 	if owner.ref != "" {
-		c.pending, c.pendingAt = owner.ref, len(c.via)
+		c.pending, c.pendingAt = owner.ref, c.via.len()
 	}
 	return c
 }

@@ -223,7 +223,11 @@ func (w *decodeWorker) schedule() {
 	w.busy = true
 	w.steps++
 	t := w.s.sc.Timing
-	d := w.s.cost(w.rng, t.DecodeStepUs+float64(len(w.running))*t.DecodePerRequestUs)
+	kv := 0
+	for _, r := range w.running {
+		kv += writePos(r) + 1
+	}
+	d := w.s.cost(w.rng, t.DecodeStepUs+float64(len(w.running))*t.DecodePerRequestUs+float64(kv)*t.DecodePerContextTokenUs)
 	w.s.clock.after(d, w.finishStep)
 }
 

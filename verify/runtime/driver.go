@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -175,12 +177,16 @@ type extraction struct {
 	attacker  int
 	victim    int
 	salt      string
+	page      int
 	known     []byte
 	recovered []byte
-	cand      int
-	best      int // best candidate index at this position
+	width     int // bytes guessed at once: up to the next page boundary
+	cand      int // index of the candidate, in base len(alphabet) over width digits
+	cands     int // candidates at this width
+	best      int
 	bestHit   int
 	probes    int
+	stopped   string
 	done      bool
 }
 
@@ -195,43 +201,84 @@ func (d *driver) startExtraction() {
 	if xc.AttackerSalt != nil {
 		x.salt = *xc.AttackerSalt
 	}
+	x.page = xc.PageSize
+	if x.page <= 0 {
+		x.page = d.s.prefills[0].cfg.PageSize
+	}
 	x.known = append(append([]byte(nil), d.shared...), markerOpen)
 	d.x = x
 	v := d.s.tenants[x.victim]
 	primer := d.s.newRequest("victim", "extraction-primer", x.victim, secretPrompt(d.rng, d.shared, v.canary, len(d.shared)+len(v.canary)+40), 8, v.salt)
-	primer.hooks = append(primer.hooks, func(*request) { d.probe() })
+	primer.hooks = append(primer.hooks, func(*request) { d.nextPage() })
 	d.s.submit(primer, d.s.clock.now)
 }
 
-// probe sends the attacker's next guess: known prefix + recovered + candidate + one more
-// byte, so that the candidate itself falls inside the part the cache can match.
+// nextPage sets up the guesses for the bytes up to the next page boundary, or stops when
+// they are more than the attacker's budget allows. SGLang's radix tree compares keys a
+// whole page at a time (sgl-project/sglang@95769b28 python/sglang/srt/mem_cache/radix_cache.py
+// _key_match_paged), so a guess that leaves a page incomplete matches nothing of it.
+func (d *driver) nextPage() {
+	x := d.x
+	pos := len(x.known) + len(x.recovered)
+	boundary := (pos/x.page + 1) * x.page
+	x.width = boundary - pos
+	x.cand, x.best, x.bestHit = 0, -1, -1
+	n := len(x.cfg.Alphabet)
+	x.cands = 1
+	for range x.width {
+		if x.cands > (x.cfg.MaxProbes-x.probes)/n {
+			x.stopped = fmt.Sprintf("the next page boundary is %d bytes on: %d^%d guesses exceed the %d probes left", x.width, n, x.width, x.cfg.MaxProbes-x.probes)
+			d.finishExtraction()
+			return
+		}
+		x.cands *= n
+	}
+	d.probe()
+}
+
+// guess is the candidate bytes of index c.
+func (x *extraction) guess(c int) []byte {
+	n := len(x.cfg.Alphabet)
+	out := make([]byte, x.width)
+	for i := x.width - 1; i >= 0; i-- {
+		out[i] = x.cfg.Alphabet[c%n]
+		c /= n
+	}
+	return out
+}
+
+// probe sends the attacker's next guess: known prefix + recovered + candidate bytes up to
+// the page boundary + one more byte, so that the whole page falls inside the part the cache
+// can match (the last prompt token is always computed).
 func (d *driver) probe() {
 	x := d.x
-	alpha := x.cfg.Alphabet
-	if x.cand == 0 {
-		x.best, x.bestHit = -1, -1
-	}
-	guess := append(append(append([]byte(nil), x.known...), x.recovered...), alpha[x.cand], '~')
+	guess := append(append(append([]byte(nil), x.known...), x.recovered...), x.guess(x.cand)...)
+	guess = append(guess, '~')
 	r := d.s.newRequest("probe", "extraction-probe", x.attacker, guess, 1, x.salt)
 	x.probes++
 	r.hooks = append(r.hooks, func(r *request) {
-		hit := r.reportedCached()
+		// What a production server reports: whole pages of the deployment's size.
+		hit := r.reportedCached() / x.page * x.page
 		if hit > x.bestHit {
 			x.best, x.bestHit = x.cand, hit
 		}
 		x.cand++
-		if x.cand < len(alpha) {
+		if x.cand < x.cands {
 			d.probe()
 			return
 		}
-		x.cand = 0
 		// A hit longer than everything the attacker itself has sent can only come from
 		// someone else's cached prompt.
-		if x.bestHit > len(x.known)+len(x.recovered) {
-			c := alpha[x.best]
-			x.recovered = append(x.recovered, c)
-			if c != markerClose && len(x.recovered) < x.cfg.MaxLength {
-				d.probe()
+		if x.bestHit >= len(x.known)+len(x.recovered)+x.width {
+			g := x.guess(x.best)
+			if i := bytes.IndexByte(g, markerClose); i >= 0 {
+				x.recovered = append(x.recovered, g[:i+1]...)
+				d.finishExtraction()
+				return
+			}
+			x.recovered = append(x.recovered, g...)
+			if len(x.recovered) < x.cfg.MaxLength {
+				d.nextPage()
 				return
 			}
 		}
@@ -264,5 +311,7 @@ func (d *driver) extractionResult() *ExtractionRun {
 		Probes:    x.probes,
 		Recovered: secret,
 		Success:   secret != "" && secret == d.s.tenants[x.victim].canary,
+		PageSize:  x.page,
+		Stopped:   x.stopped,
 	}
 }

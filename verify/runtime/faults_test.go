@@ -232,3 +232,28 @@ func TestLengthsFollowTheDeclaredDistribution(t *testing.T) {
 		t.Errorf("longest prompt %d: the tail towards the maximum is missing", prompts[len(prompts)-1])
 	}
 }
+
+// TestExtractionIsPageAligned: the cache matches whole pages, so the attacker can confirm
+// a guess only when it completes a page. With 2-token pages it guesses two bytes at once
+// (alphabet² candidates per page) and still recovers the canary; at a deployment's
+// 16-token page the guesses per page exceed any budget, and the attack says so rather
+// than recovering anything.
+func TestExtractionIsPageAligned(t *testing.T) {
+	sc := faultCases[3].sc()
+	sc.Engine = []Mechanism{MechSaltDropped}
+	sc.Workload.Extraction.PageSize = 2
+	sc.Workload.Extraction.MaxProbes = 100_000
+	two := mustRun(t, sc)
+	t.Logf("2-token pages: %+v", two.Extraction)
+	if x := two.Extraction; x == nil || !x.Success || x.PageSize != 2 || x.Stopped != "" || x.Probes <= 40 {
+		t.Fatalf("2-token pages: %+v", two.Extraction)
+	}
+	sc = faultCases[3].sc()
+	sc.Engine = []Mechanism{MechSaltDropped}
+	sc.Workload.Extraction.PageSize = 16
+	sixteen := mustRun(t, sc)
+	x := sixteen.Extraction
+	if x == nil || x.Success || x.Recovered != "" || !strings.Contains(x.Stopped, "guesses exceed") {
+		t.Fatalf("16-token pages: %+v", x)
+	}
+}

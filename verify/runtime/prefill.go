@@ -192,14 +192,24 @@ func (w *prefillWorker) schedule() {
 	if len(batch) == 0 {
 		return
 	}
-	tokens := 0
-	for _, c := range batch {
-		tokens += c.n
-	}
 	w.busy = true
 	w.steps++
-	d := w.s.cost(w.rng, w.s.sc.Timing.PrefillStepUs+float64(tokens)*w.s.sc.Timing.PrefillPerTokenUs)
+	d := w.s.cost(w.rng, w.stepCost(batch))
 	w.s.clock.after(d, func() { w.finishStep(batch) })
+}
+
+// stepCost is the modelled time of one prefill batch: a fixed cost, the linear work of
+// every token computed (2 × parameters FLOPs each), and attention, whose work for a token
+// grows with the tokens before it, the cached prefix included: a chunk of n tokens that
+// starts at position p attends over n·(p + n/2) token pairs.
+func (w *prefillWorker) stepCost(batch []chunkWork) float64 {
+	t := w.s.sc.Timing
+	us := t.PrefillStepUs
+	for _, c := range batch {
+		n, p := float64(c.n), float64(c.r.pComputed)
+		us += n*t.PrefillPerTokenUs + t.PrefillAttentionUs*n*(p+n/2)
+	}
+	return us
 }
 
 // chunkOf is how much of left tokens fit in the chunk budget: all of them, or the budget

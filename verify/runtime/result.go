@@ -135,6 +135,10 @@ type ExtractionRun struct {
 	Probes    int    `json:"probes"`
 	Recovered string `json:"recovered"`
 	Success   bool   `json:"success"`
+	// PageSize is the page the attack was aligned to; Stopped says why it ended before
+	// the secret's end, when it did.
+	PageSize int    `json:"page_size"`
+	Stopped  string `json:"stopped,omitempty"`
 }
 
 // LogLine is an engine log line worth keeping as evidence (retractions, timeouts, …).

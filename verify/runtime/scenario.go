@@ -72,10 +72,16 @@ type Timing struct {
 	PrefillPerTokenUs float64 `yaml:"prefill_per_token_us" json:"prefill_per_token_us"`
 	// PrefillStepUs is the fixed cost of one prefill batch (default 1000).
 	PrefillStepUs float64 `yaml:"prefill_step_us" json:"prefill_step_us"`
-	// DecodeStepUs plus DecodePerRequestUs per running request make one decode step
-	// (defaults 10000 and 20).
-	DecodeStepUs       float64 `yaml:"decode_step_us" json:"decode_step_us"`
-	DecodePerRequestUs float64 `yaml:"decode_per_request_us" json:"decode_per_request_us"`
+	// PrefillAttentionUs is the attention cost of one uncached prompt token per token
+	// before it in its prompt (default 0): attention work grows with the context, so a
+	// long prompt's last chunk costs more than its first, cached prefix or not.
+	PrefillAttentionUs float64 `yaml:"prefill_attention_us" json:"prefill_attention_us"`
+	// DecodeStepUs plus DecodePerRequestUs per running request plus
+	// DecodePerContextTokenUs per token of KV the step reads make one decode step
+	// (defaults 10000, 20 and 0): decode is bound by reading weights and KV from memory.
+	DecodeStepUs            float64 `yaml:"decode_step_us" json:"decode_step_us"`
+	DecodePerRequestUs      float64 `yaml:"decode_per_request_us" json:"decode_per_request_us"`
+	DecodePerContextTokenUs float64 `yaml:"decode_per_context_token_us" json:"decode_per_context_token_us"`
 	// TransferPerPageUs is the cost of moving one KV page (default 5 µs per token of the
 	// page); transfers from one prefill worker share one link.
 	TransferPerPageUs float64 `yaml:"transfer_per_page_us" json:"transfer_per_page_us"`
@@ -183,6 +189,14 @@ type Extraction struct {
 	AttackerSalt *string `yaml:"attacker_salt" json:"attacker_salt"`
 	Alphabet     string  `yaml:"alphabet" json:"alphabet"`
 	MaxLength    int     `yaml:"max_length" json:"max_length"`
+	// PageSize is the page of the deployment the attack stands for (default: the
+	// prefill worker's). The cache matches whole pages only, so a guess is confirmed only
+	// when it completes a page: the attacker guesses every byte up to the next page
+	// boundary at once, alphabet^k candidates for k bytes, and sees the reported count
+	// rounded down to this page.
+	PageSize int `yaml:"page_size" json:"page_size"`
+	// MaxProbes bounds the attacker's requests (default 4096).
+	MaxProbes int `yaml:"max_probes" json:"max_probes"`
 	// StartMs is when the victim sends its primer request; the attack follows it.
 	// Default: when the generated workload has drained.
 	StartMs float64 `yaml:"start_ms" json:"start_ms"`

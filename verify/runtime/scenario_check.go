@@ -274,6 +274,8 @@ func (t *Timing) fill() *ScenarioError {
 		{&t.DecodeStepUs, 10000, "decode_step_us"},
 		{&t.DecodePerRequestUs, 20, "decode_per_request_us"},
 		{&t.RouterUs, 200, "router_us"},
+		{&t.PrefillAttentionUs, 0, "prefill_attention_us"},
+		{&t.DecodePerContextTokenUs, 0, "decode_per_context_token_us"},
 		// SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT and _WAITING_TIMEOUT (pd_disaggregation.mdx).
 		{&t.BootstrapTimeoutSec, 300, "bootstrap_timeout_s"},
 		{&t.WaitingTimeoutSec, 300, "waiting_timeout_s"},

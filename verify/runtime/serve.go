@@ -42,11 +42,25 @@ const (
 //	GET  /v1/models, /health
 //	GET  /kvlint/result    the Result so far (requests, leaks, retractions, …)
 func Serve(ctx context.Context, sc Scenario, ln net.Listener) error {
+	return ServeWith(ctx, sc, ln, ServeOptions{})
+}
+
+// ServeOptions are the settings of a served runtime.
+type ServeOptions struct {
+	// RealTime paces the virtual clock by the wall clock: an event modelled to take d
+	// microseconds is answered d later, so a client's own stopwatch measures the modelled
+	// costs (a black-box timing audit needs this). Without it the runtime answers as fast
+	// as it computes, and only X-Kvlint-Ttft-Us carries the modelled time.
+	RealTime bool
+}
+
+// ServeWith is Serve with options.
+func ServeWith(ctx context.Context, sc Scenario, ln net.Listener, opt ServeOptions) error {
 	full, perr := sc.withDefaults()
 	if perr != nil {
 		return perr
 	}
-	e := &engine{s: newSim(full), cmds: make(chan func()), done: make(chan struct{}), model: full.Name}
+	e := &engine{s: newSim(full), cmds: make(chan func()), done: make(chan struct{}), model: full.Name, realTime: opt.RealTime}
 	if e.model == "" {
 		e.model = "kvlint-runtime"
 	}
@@ -88,10 +102,31 @@ type engine struct {
 	cmds   chan func()
 	done   chan struct{}
 	model  string
+	// realTime paces the clock by the wall clock from start (ServeOptions.RealTime).
+	realTime bool
+	start    time.Time
+}
+
+// wallUs is the wall time since the engine started, in microseconds.
+func (e *engine) wallUs() int64 { return int64(time.Since(e.start) / time.Microsecond) }
+
+// catchUp moves the virtual clock to the wall clock before a client's request enters, so
+// that it arrives when it was sent; never past an event still due, which keeps the clock
+// monotonic.
+func (e *engine) catchUp() {
+	now := e.wallUs()
+	if e.s.clock.events.Len() > 0 {
+		now = min(now, e.s.clock.next())
+	}
+	e.s.clock.now = max(e.s.clock.now, now)
 }
 
 func (e *engine) loop(ctx context.Context) {
 	defer close(e.done)
+	if e.realTime {
+		e.realTimeLoop(ctx)
+		return
+	}
 	for {
 		select {
 		case f := <-e.cmds:
@@ -108,6 +143,47 @@ func (e *engine) loop(ctx context.Context) {
 		select {
 		case f := <-e.cmds:
 			f()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// realTimeLoop fires each event when the wall clock reaches its virtual time. Sleeping to
+// the next event rather than polling keeps the runtime's own cost off the measured times;
+// on a loaded machine a wake-up can still be late by the scheduler's latency, which delays
+// every arm alike.
+func (e *engine) realTimeLoop(ctx context.Context) {
+	e.start = time.Now()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case f := <-e.cmds:
+			e.catchUp()
+			f()
+			continue
+		case <-ctx.Done():
+			return
+		default:
+		}
+		wait := time.Hour
+		if e.s.clock.events.Len() > 0 {
+			due := e.s.clock.next() - e.wallUs()
+			if due <= 0 {
+				e.s.clock.step()
+				continue
+			}
+			wait = time.Duration(due) * time.Microsecond
+		}
+		timer.Reset(wait)
+		select {
+		case f := <-e.cmds:
+			// Since Go 1.23 a stopped timer delivers no stale tick: no drain needed.
+			timer.Stop()
+			e.catchUp()
+			f()
+		case <-timer.C:
 		case <-ctx.Done():
 			return
 		}

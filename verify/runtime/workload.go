@@ -175,6 +175,15 @@ func (w Workload) withDefaults(seed uint64) (Workload, *ScenarioError) {
 		if cp.MaxLength == 0 {
 			out.Extraction.MaxLength = 64
 		}
+		if out.Extraction.PageSize < 0 || out.Extraction.PageSize > maxPageSize {
+			return out, problem("workload.extraction.page_size", "must be between 0 and %d, got %d", maxPageSize, out.Extraction.PageSize)
+		}
+		if out.Extraction.MaxProbes == 0 {
+			out.Extraction.MaxProbes = 4096
+		}
+		if out.Extraction.MaxProbes < 0 || out.Extraction.MaxProbes > maxRequests {
+			return out, problem("workload.extraction.max_probes", "must be between 0 and %d, got %d", maxRequests, out.Extraction.MaxProbes)
+		}
 		if out.Extraction.MaxLength < 1 || out.Extraction.MaxLength > 256 {
 			return out, problem("workload.extraction.max_length", "must be between 1 and 256")
 		}

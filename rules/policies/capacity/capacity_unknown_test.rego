@@ -3,7 +3,7 @@ package kvlint.rules.capacity_unknown_test
 import data.kvlint.rules.capacity_unknown
 import data.kvlint.test
 
-test_fires_naming_what_to_declare if {
+test_fires_naming_the_gpu_first if {
 	srv := test.server({
 		"args": {"--model-path": {"value": "/models/llama", "known": true, "typed": "/models/llama"}},
 		"model": {"value": "/models/llama", "known": true, "typed": null},
@@ -12,21 +12,70 @@ test_fires_naming_what_to_declare if {
 	})
 	findings := capacity_unknown.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: the model \"/models/llama\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/llama\": <catalog id or path to its config.json>}); the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)",
+		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: declare the GPU: set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB) (the model is unknown too: `kvlint init` writes an entry to fill in for each)",
+		"server": 0,
+		"arg": "",
+	}}
+}
+
+test_fires_naming_the_model_when_only_it_is_missing if {
+	srv := test.server({
+		"args": {
+			"--model-path": {"value": "/models/llama", "known": true, "typed": "/models/llama"},
+			"--served-model-name": {"value": "llama-3-70b", "known": true, "typed": "llama-3-70b"},
+		},
+		"model": {"value": "/models/llama", "known": true, "typed": null},
+		"capacity": object.union(test.unknown_capacity, {"missing": ["model"]}),
+	})
+	findings := capacity_unknown.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: declare the model: \"/models/llama\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/llama\": <catalog id or path to its config.json>}) (--served-model-name says \"llama-3-70b\": a hint only, not read as the model)",
 		"server": 0,
 		"arg": "--model-path",
 	}}
 }
 
-test_fires_on_a_template_model_and_an_unknown_gpu_name if {
+# A model a CRD names elsewhere than --model-path is pointed at as written.
+test_fires_at_a_model_named_outside_the_command_line if {
+	srv := test.server({
+		"args": {"--model-path": {"value": "/mnt/models", "known": true, "typed": "/mnt/models"}},
+		"model": {"value": "org/private-model", "known": true, "typed": null},
+		"capacity": object.union(test.unknown_capacity, {"missing": ["model"]}),
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	f.at == "model"
+	not f.arg
+}
+
+test_fires_on_a_template_model if {
+	srv := test.server({
+		"model": {"value": "{{ .Values.model }}", "known": false, "typed": null},
+		"capacity": object.union(test.unknown_capacity, {"missing": ["model"]}),
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	contains(f.msg, "declare the model: it is written \"{{ .Values.model }}\", which kvlint cannot resolve; map it in .kvlint.yaml (models: {\"{{ .Values.model }}\":")
+}
+
+test_fires_on_an_unknown_gpu_name if {
 	srv := test.server({
 		"model": {"value": "{{ .Values.model }}", "known": false, "typed": null},
 		"gpu": {"value": "B300", "known": true, "typed": null},
 		"capacity": test.unknown_capacity,
 	})
 	some f in capacity_unknown.deny with input as test.input_with([srv])
-	contains(f.msg, "the model is \"{{ .Values.model }}\", which kvlint could not resolve")
-	contains(f.msg, "the GPU \"B300\" is not in kvlint's catalog")
+	contains(f.msg, "declare the GPU: the GPU \"B300\" is not in kvlint's catalog")
+	not contains(f.msg, "Values")
+}
+
+test_fires_naming_the_weights if {
+	srv := test.server({
+		"args": {"--model-path": {"value": "./model", "known": true, "typed": "./model"}},
+		"model": {"value": "./model", "known": true, "typed": null},
+		"capacity": object.union(test.unknown_capacity, {"missing": ["weights"], "cell_bytes_per_token": 327680}),
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	endswith(f.msg, "declare the weights: kvlint reads the model's shape but not its size; map \"./model\" in .kvlint.yaml (models:) to its checkpoint directory, whose model.safetensors.index.json gives total_size")
+	f.arg == "--model-path"
 }
 
 test_fires_when_a_bound_proves_nothing if {
@@ -36,14 +85,13 @@ test_fires_when_a_bound_proves_nothing if {
 		"missing": ["gpu"],
 	})})
 	some f in capacity_unknown.deny with input as test.input_with([srv])
-	endswith(f.msg, "the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)")
+	endswith(f.msg, "declare the GPU: set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)")
 	f.arg == ""
 }
 
 test_fires_on_other_missing_inputs if {
-	srv := test.server({"model": null, "capacity": object.union(test.unknown_capacity, {"missing": ["model", "kv_dtype"]})})
+	srv := test.server({"model": null, "capacity": object.union(test.unknown_capacity, {"missing": ["kv_dtype"]})})
 	some f in capacity_unknown.deny with input as test.input_with([srv])
-	contains(f.msg, "no model is named on the command line")
 	endswith(f.msg, "kv_dtype is unknown")
 }
 
@@ -76,9 +124,9 @@ vllm_server(overrides) := test.server(object.union(
 ))
 
 test_fires_for_an_unsized_vllm_server_at_its_model if {
-	findings := capacity_unknown.deny with input as test.input_with([vllm_server({})])
+	findings := capacity_unknown.deny with input as test.input_with([vllm_server({"capacity": {"missing": ["model"]}})])
 	findings == {{
-		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: the model \"/models/private\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/private\": <catalog id or path to its config.json>}); the GPU is unknown; set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)",
+		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: declare the model: \"/models/private\" is not in kvlint's catalog; map it in .kvlint.yaml (models: {\"/models/private\": <catalog id or path to its config.json>})",
 		"server": 0,
 		"at": "model",
 	}}
@@ -88,7 +136,7 @@ test_fires_for_a_vllm_server_without_a_model_at_its_command if {
 	srv := vllm_server({"model": null, "capacity": {"missing": ["model"]}})
 	findings := capacity_unknown.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: no model is named on the command line; name it (vllm serve MODEL) or map it in .kvlint.yaml models:",
+		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: declare the model: no model is named on the command line; name it (vllm serve MODEL)",
 		"server": 0,
 	}}
 }
@@ -96,7 +144,7 @@ test_fires_for_a_vllm_server_without_a_model_at_its_command if {
 test_fires_for_a_vllm_server_on_an_unknown_gpu_only if {
 	srv := vllm_server({"gpu": {"value": "B300", "known": true, "typed": null}, "capacity": {"missing": ["gpu"]}})
 	some f in capacity_unknown.deny with input as test.input_with([srv])
-	endswith(f.msg, "the GPU \"B300\" is not in kvlint's catalog; set gpu: in .kvlint.yaml or pass kvlint --gpu with a catalog name (for example H100-80GB)")
+	endswith(f.msg, "declare the GPU: the GPU \"B300\" is not in kvlint's catalog; set gpu: in .kvlint.yaml or pass kvlint --gpu with a catalog name (for example H100-80GB)")
 	not f.at
 }
 

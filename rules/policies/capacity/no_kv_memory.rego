@@ -22,6 +22,7 @@
 # custom:
 #   id: KV103
 #   severity: critical
+#   stops_start: true
 #   remediation: >-
 #     Give the weights fewer bytes per GPU or the pool more: shard the model
 #     over more GPUs (--tp-size, or --pp-size), serve a quantized checkpoint,

@@ -15,7 +15,8 @@
 #   fail or get truncated output in production, and nothing at startup says
 #   so. The pool is judged when kvlint could compute it, or when an explicit
 #   --max-total-tokens (a cap the engine never exceeds) already proves it too
-#   small. Raised to critical when the server belongs to a disaggregated
+#   small, or when the GPU's memory × mem_fraction_static ÷ the cell does
+#   (the weights unknown, the pool can only be smaller). Raised to critical when the server belongs to a disaggregated
 #   deployment declared multi-tenant: that is the incident's exact
 #   combination.
 #   vLLM checks the same thing itself and refuses to start: each worker's KV
@@ -24,7 +25,12 @@
 #   (…), (… GiB KV cache is needed, which is larger than the available KV
 #   cache memory (… GiB). Based on the available memory, the estimated
 #   maximum model length is …", vllm/v1/core/kv_cache_utils.py
-#   _check_enough_kv_cache_memory). For vLLM servers kvlint reports, before
+#   _check_enough_kv_cache_memory). Releases before V1 became the default
+#   (v0.8.0, vllm#13726) run the V0 engine, whose check says the same in
+#   tokens: ValueError("The model's max seq len (…) is larger than the
+#   maximum number of tokens that can be stored in KV cache (…)",
+#   vllm/worker/worker.py raise_if_cache_size_invalid); kvlint quotes the
+#   error of the release the server runs. For vLLM servers kvlint reports, before
 #   the pod crash-loops, what vLLM would report after loading the weights, in
 #   the same terms; capacity computes the numbers (needed and available GiB,
 #   the estimated maximum model length) and the error text.
@@ -83,6 +89,8 @@ message(s, limit) := sprintf("%s, smaller than %s: a single long request cannot 
 # get_worker_info); prompts of that length or more are aborted.
 consequence(limit) := sprintf("aborts prompts of %s tokens or more, and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
 	limit.exact
+} else := sprintf("aborts prompts of %s tokens or more (fewer, once the weights take their share of the memory), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)]) if {
+	limit.basis == "memory"
 } else := sprintf("aborts prompts of %s tokens or more (fewer if the GPU holds less), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)])
 
 pd_note(s) := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
@@ -118,6 +126,7 @@ deny contains finding if {
 	ctx := lib.context_tokens(c)
 	is_number(c.pool_upper_bound)
 	c.pool_upper_bound < ctx
+	not object.get(c, "pool_bound_basis", "") == "memory"
 	finding := object.union(
 		{
 			"msg": sprintf("--num-gpu-blocks-override caps vLLM's KV cache at %s tokens, fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
@@ -134,6 +143,34 @@ deny contains finding if {
 	)
 }
 
+# vLLM whose weights are unknown, with the GPU's memory alone proving the
+# cache too small for max_model_len (capacity/bounds.go memoryBoundVLLM):
+# the startup check fails whatever the weights.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	c := s.capacity
+	lib.startup_error(c) == ""
+	not is_number(c.pool_tokens)
+	ctx := lib.context_tokens(c)
+	c.pool_bound_basis == "memory"
+	c.pool_upper_bound < ctx
+	finding := object.union(
+		{
+			"msg": sprintf("vLLM's KV cache holds at most %s tokens (a bound: the GPU's memory × gpu_memory_utilization ÷ the per-token cell, as if the weights, which kvlint does not know, took nothing), fewer than %s: vLLM refuses to start, its startup check raising ValueError \"To serve at least one request with the models's max seq len (%d) …\"%s%s", [
+				lib.thousands(c.pool_upper_bound),
+				vllm_context_phrase(c),
+				ctx,
+				vllm_incident_note(s),
+				lib.opaque_note(s.opaque),
+			]),
+			"server": s.index,
+			"arg": vllm_arg(s.args),
+		},
+		lib.incident_raise(s),
+	)
+}
+
 vllm_message(s, err) := sprintf("vLLM refuses to start: one request of %s needs %s GiB of KV cache per GPU, more than the %s GiB available, so the longest request its cache holds (vLLM's estimated maximum model length) is %s tokens; vLLM stops after loading the weights with \"%s\"%s%s", [
 	vllm_context_phrase(s.capacity),
 	gib[0],
@@ -145,12 +182,29 @@ vllm_message(s, err) := sprintf("vLLM refuses to start: one request of %s needs 
 ]) if {
 	gib := [m[1] | some m in regex.find_all_string_submatch_n(`\(([0-9.]+) GiB`, err, -1)]
 	count(gib) == 2
+} else := sprintf("vLLM refuses to start: one request of %s needs more than the %s tokens its KV cache holds; the V0 engine of %s stops after profiling memory with \"%s\"%s%s", [
+	vllm_context_phrase(s.capacity),
+	lib.thousands(to_number(held[0][1])),
+	release_phrase(s),
+	err,
+	vllm_incident_note(s),
+	lib.opaque_note(s.opaque),
+]) if {
+	# V0's error (releases before V1 became the default) counts tokens:
+	# "… stored in KV cache (N)" (worker.py raise_if_cache_size_invalid).
+	held := regex.find_all_string_submatch_n(`stored in KV cache \(([0-9]+)\)`, err, 1)
+	count(held) == 1
 } else := sprintf("vLLM refuses to start: its KV cache cannot hold one request of %s; it stops with \"%s\"%s%s", [
 	vllm_context_phrase(s.capacity),
 	err,
 	vllm_incident_note(s),
 	lib.opaque_note(s.opaque),
 ])
+
+# release_phrase names the release the server runs.
+release_phrase(s) := sprintf("vLLM v%s", [s.release.version]) if {
+	is_string(s.release.version)
+} else := "this vLLM release"
 
 # vllm_estimate is the length vLLM's message estimates, with separators, or
 # "no" when the cache holds less than one block.

@@ -35,6 +35,38 @@ test_fires_on_max_total_tokens_bound_without_model_or_gpu if {
 	contains(f.msg, "31,994 tokens or more (fewer if the GPU holds less)")
 }
 
+# The weights unknown, the GPU's memory alone bounds the pool below the
+# context: KV101 says it is a bound.
+test_fires_on_memory_bound_without_weights if {
+	srv := test.server({
+		"args": {"--mem-fraction-static": {"value": "0.8", "known": true, "typed": 0.8}},
+		"capacity": object.union(test.unknown_capacity, {
+			"pool_upper_bound": 58944,
+			"pool_bound_basis": "memory",
+			"cell_bytes_per_token": 327680,
+			"context_length": 131072,
+			"context_source": "model",
+			"missing": ["weights"],
+		}),
+	})
+	some f in pool_below_context.deny with input as test.input_with([srv])
+	f.arg == "--mem-fraction-static"
+	startswith(f.msg, "KV pool holds at most 58,944 tokens per scheduler (a bound: the GPU's memory × mem_fraction_static ÷ the per-token cell, as if the weights, which kvlint does not know, took nothing), smaller than the model's 131,072-token context window")
+	contains(f.msg, "58,938 tokens or more (fewer, once the weights take their share of the memory)")
+}
+
+# A memory bound above the context proves nothing: quiet.
+test_quiet_when_memory_bound_holds_the_context if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {
+		"pool_upper_bound": 900000,
+		"pool_bound_basis": "memory",
+		"context_length": 131072,
+		"context_source": "model",
+		"missing": ["weights"],
+	})})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}
+
 test_fires_with_pd_note_and_opaque_note if {
 	srv := test.server({
 		"role": "prefill",

@@ -116,3 +116,57 @@ test_sglang_clause_ignores_vllm_startup_errors if {
 	srv := test.server({"capacity": {"startup_error": vllm_l4_error}})
 	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
 }
+
+# The weights unknown, the GPU's memory alone proves the cache too small.
+test_fires_on_a_vllm_memory_bound if {
+	srv := test.server({
+		"engine": "vllm",
+		"args": {"--max-model-len": {"value": "1048576", "known": true, "typed": 1048576}},
+		"capacity": object.union(test.unknown_capacity, {
+			"engine": "vllm",
+			"startup_error": "",
+			"pool_upper_bound": 500000,
+			"pool_bound_basis": "memory",
+			"context_length": 1048576,
+			"context_source": "flag",
+			"missing": ["weights"],
+		}),
+	})
+	findings := pool_below_context.deny with input as test.input_with([srv])
+	count(findings) == 1
+	some f in findings
+	startswith(f.msg, "vLLM's KV cache holds at most 500,000 tokens (a bound: ")
+	f.arg == "--max-model-len"
+}
+
+test_quiet_when_the_vllm_memory_bound_holds_the_context if {
+	srv := test.server({
+		"engine": "vllm",
+		"capacity": object.union(test.unknown_capacity, {
+			"engine": "vllm",
+			"startup_error": "",
+			"pool_upper_bound": 500000,
+			"pool_bound_basis": "memory",
+			"context_length": 131072,
+			"missing": ["weights"],
+		}),
+	})
+	count(pool_below_context.deny) == 0 with input as test.input_with([srv])
+}
+
+# A release before V1 became the default: V0's error, in tokens, and the
+# release named.
+test_vllm_v0_release_quotes_v0s_error if {
+	err := "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (40960). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."
+	srv := object.union(vllm_server({"capacity": {"startup_error": err}}), {"release": {"version": "0.6.3"}})
+	findings := pool_below_context.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": concat("", [
+			"vLLM refuses to start: one request of max_model_len 131,072 tokens (--max-model-len) needs more than the 40,960 tokens its KV cache holds; the V0 engine of vLLM v0.6.3 stops after profiling memory with \"",
+			err,
+			"\"",
+		]),
+		"server": 0,
+		"arg": "--max-model-len",
+	}}
+}

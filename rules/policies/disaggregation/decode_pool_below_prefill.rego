@@ -10,7 +10,9 @@
 #   of the pool wait in the pre-allocation queue while the prefill side holds
 #   their KV, up to SGLANG_DISAGGREGATION_WAITING_TIMEOUT. Reported when the
 #   decode pool is not already reported smaller than the decode server's own
-#   context window (KV101). Severity high: long requests fail after their
+#   context window (KV101). When the prefill pool cannot be sized (its GPU
+#   or model unknown), its context window is what it admits at most, and a
+#   decode cap below it is still reported. Severity high: long requests fail after their
 #   prefill, and the pair stalls under load.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/disaggregation/decode.py
@@ -33,21 +35,39 @@ deny contains finding if {
 	some pair in lib.pd_pairs
 	p := input.servers[pair[0]]
 	q := input.servers[pair[1]]
-	admitted := p.capacity.max_request_tokens
-	is_number(admitted)
+	admitted := admits(p.capacity)
 	limit := lib.pool_limit(q.capacity)
-	limit.tokens < admitted
+	limit.tokens < admitted.tokens
 	not own_context_too_big(q.capacity, limit)
 	finding := {
-		"msg": sprintf("%s, fewer than the %s-token prompts its prefill server %s admits: such a prompt is prefilled, sent, and then aborted by the decode server (\"exceeds the maximum number of tokens\", disaggregation/decode.py), and prompts near the limit wait in the decode pre-allocation queue while the prefill side holds their KV", [
+		"msg": sprintf("%s, fewer than the %s-token prompts its prefill server %s admits%s: such a prompt is prefilled, sent, and then aborted by the decode server (\"exceeds the maximum number of tokens\", disaggregation/decode.py), and prompts near the limit wait in the decode pre-allocation queue while the prefill side holds their KV", [
 			lib.pool_phrase(limit),
-			lib.thousands(admitted),
+			lib.thousands(admitted.tokens),
 			lib.where(p),
+			admitted_note(admitted),
 		]),
 		"server": q.index,
 		"arg": lib.pool_arg(q.args),
 	}
 }
+
+# admits(c) is the longest prompt the prefill server admits: max_req_len =
+# min(context-1, pool-1) when its pool is sized; when it is not (its GPU or
+# model unknown), its context window still admits up to context-1, and a
+# decode cap below that is a fault whichever side is smaller: either the
+# prefill's own pool is below its context too, or the decode aborts what
+# prefill admitted.
+admits(c) := {"tokens": c.max_request_tokens, "exact": true} if {
+	is_number(c.max_request_tokens)
+} else := {"tokens": ctx - 1, "exact": false} if {
+	not is_number(c.pool_tokens)
+	not lib.wont_start(c)
+	ctx := lib.context_tokens(c)
+}
+
+admitted_note(a) := "" if {
+	a.exact
+} else := " by its context window (kvlint cannot size its own pool, which may admit fewer)"
 
 # own_context_too_big: KV101 already reports the decode pool against the
 # decode server's own context window.

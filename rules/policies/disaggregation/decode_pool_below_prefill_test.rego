@@ -30,6 +30,50 @@ test_quiet_when_kv101_already_reports_the_decode_pool if {
 }
 
 test_quiet_when_the_prefill_limit_is_unknown if {
-	p := test.prefill({"capacity": {"max_request_tokens": null}})
+	p := test.prefill({"capacity": object.union(test.unknown_capacity, {"context_length": null})})
+	count(decode_pool_below_prefill.deny) == 0 with input as test.pd_input([p, small_decode], {})
+}
+
+# The prefill's GPU unknown: its pool is not sized, but its context window
+# admits up to 131,071 tokens, more than the decode cap holds.
+test_fires_on_the_cap_when_the_prefill_gpu_is_unknown if {
+	p := test.prefill({"capacity": object.union(test.unknown_capacity, {
+		"context_length": 131072,
+		"context_source": "model",
+		"missing": ["gpu"],
+	})})
+	some f in decode_pool_below_prefill.deny with input as test.pd_input([p, small_decode], {})
+	f.server == 1
+	f.arg == "--max-total-tokens"
+	contains(f.msg, "fewer than the 131,071-token prompts its prefill server prefill (prefill.yaml:20) admits by its context window (kvlint cannot size its own pool, which may admit fewer): such a prompt")
+}
+
+# Both GPUs unknown: the decode cap (--max-total-tokens) is still compared.
+test_fires_when_neither_gpu_is_known if {
+	p := test.prefill({"capacity": object.union(test.unknown_capacity, {
+		"context_length": 131072,
+		"context_source": "model",
+		"missing": ["gpu"],
+	})})
+	d := test.decode({
+		"args": {"--max-total-tokens": {"value": "40000", "known": true, "typed": 40000}},
+		"capacity": object.union(test.unknown_capacity, {
+			"pool_upper_bound": 40000,
+			"pool_bound_basis": "--max-total-tokens",
+			"context_length": 32768,
+			"context_source": "flag",
+			"missing": ["gpu"],
+		}),
+	})
+	some f in decode_pool_below_prefill.deny with input as test.pd_input([p, d], {})
+	startswith(f.msg, "--max-total-tokens caps the KV pool at 40,000 tokens per scheduler, fewer than the 131,071-token prompts")
+}
+
+# A prefill that would not start admits nothing.
+test_quiet_when_the_prefill_wont_start if {
+	p := test.prefill({"capacity": object.union(test.unknown_capacity, {
+		"context_length": 131072,
+		"startup_error": "RuntimeError: Not enough memory.",
+	})})
 	count(decode_pool_below_prefill.deny) == 0 with input as test.pd_input([p, small_decode], {})
 }

@@ -25,6 +25,7 @@
 # custom:
 #   id: KV209
 #   severity: high
+#   stops_start: high
 #   remediation: >-
 #     Drop the removed flag (set the decode server's --tp-size and --dp-size
 #     on the decode server itself); in a multi-tenant deployment leave the

@@ -17,6 +17,7 @@
 # custom:
 #   id: KV402
 #   severity: low
+#   stops_start: high
 #   remediation: Write the full flag name (for example --tp-size, not --tp).
 package kvlint.rules.abbreviated_flag
 

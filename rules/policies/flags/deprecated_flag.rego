@@ -21,6 +21,7 @@
 # custom:
 #   id: KV404
 #   severity: low
+#   stops_start: high
 #   remediation: >-
 #     Write the flag's replacement (kvlint names it when there is one), or drop
 #     a removed flag whose setting the engine now derives itself.

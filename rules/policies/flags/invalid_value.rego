@@ -16,6 +16,7 @@
 # custom:
 #   id: KV405
 #   severity: high
+#   stops_start: true
 #   remediation: >-
 #     Give the flag a value of its type and range (kvlint's message names
 #     what it expected), or remove the flag to get the engine's default.

@@ -18,6 +18,7 @@
 # custom:
 #   id: KV401
 #   severity: high
+#   stops_start: true
 #   remediation: >-
 #     Fix the spelling (kvlint suggests the closest flag), or remove the
 #     option if the engine version you deploy does not have it.

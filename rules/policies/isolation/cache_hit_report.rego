@@ -20,6 +20,7 @@
 # custom:
 #   id: KV302
 #   severity: high
+#   assumes: tenancy
 #   remediation: >-
 #     Drop --enable-cache-report (--enable-prompt-tokens-details), or strip
 #     the cached-token count at the gateway, or enforce a per-tenant

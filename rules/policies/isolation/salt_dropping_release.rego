@@ -16,7 +16,10 @@
 #   branches were cut from main on 2026-06-08, 2026-06-23 and 2026-07-07,
 #   after the fix, and hold it. Other tags (v0.5.11, v0.5.12, post releases
 #   of v0.5.7 to v0.5.9, latest, dev, custom images) cannot be checked, which
-#   is reported at info severity. Severity high: the declared isolation does
+#   is reported at info severity. A release pinned elsewhere (a pip pin,
+#   a requirements or lock file, .kvlint.yaml engine_release:, or
+#   --engine-release) is judged instead of the tag, and the finding points
+#   at the pin. Severity high: the declared isolation does
 #   nothing.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/pull/23300
@@ -46,12 +49,12 @@ salt_added := "2025-09-23"
 deny contains finding if {
 	some s in salted_servers
 	d := lib.deployment_of(s)
-	r := release(s.image)
+	r := server_release(s)
 	st := status(r)
 	st.state == "drops"
 	finding := {
 		"msg": sprintf("%s is SGLang %s, %s: %s, so the cache_salt the %s sets does not isolate tenants in deployment %s", [
-			s.image.value,
+			runs(s),
 			r.text,
 			st.when,
 			consequence(st),
@@ -59,21 +62,21 @@ deny contains finding if {
 			d.name,
 		]),
 		"server": s.index,
-		"at": "image",
+		"at": "release",
 	}
 }
 
 deny contains finding if {
 	some s in salted_servers
 	d := lib.deployment_of(s)
-	not known_release(s.image)
+	not known_server_release(s)
 	finding := {
 		"msg": sprintf("cannot be checked: deployment %s relies on cache_salt, which SGLang releases before sglang#23300 (2026-04-21) drop, and %s", [
 			d.name,
-			unknown_reason(s.image),
+			server_unknown_reason(s),
 		]),
 		"server": s.index,
-		"at": "image",
+		"at": "release",
 		"severity": "info",
 	}
 }
@@ -103,11 +106,30 @@ consequence(st) := "that release has no cache_salt field at all" if {
 	st.predates
 } else := "that release accepts cache_salt but never passes it to the scheduler (fixed by sglang#23300 on 2026-04-21)"
 
-# known_release(image): the tag resolves to a release whose status is known.
-known_release(image) if {
-	r := release(image)
+# server_release(s) is the release the server runs as check resolved it
+# (a pip pin, a requirements or lock file, .kvlint.yaml engine_release:,
+# --engine-release: s.release), else the image tag's.
+server_release(s) := r if {
+	is_string(s.release.version)
+	not startswith(s.release.source, "image ")
+	r := parse_release(s.release.version)
+} else := release(s.image)
+
+known_server_release(s) if {
+	r := server_release(s)
 	status(r)
 }
+
+# runs(s) says where the release was read: the image, or the pin.
+runs(s) := s.release.source if {
+	is_string(s.release.version)
+	not startswith(s.release.source, "image ")
+} else := s.image.value
+
+server_unknown_reason(s) := sprintf("kvlint cannot tell whether SGLang %s (%s) includes the fix", [s.release.version, s.release.source]) if {
+	is_string(s.release.version)
+	not startswith(s.release.source, "image ")
+} else := unknown_reason(s.image)
 
 unknown_reason(image) := "the launch names no image, so the SGLang release that runs it is unknown" if {
 	image == null
@@ -117,13 +139,23 @@ unknown_reason(image) := "the launch names no image, so the SGLang release that 
 	not release(image)
 } else := sprintf("kvlint cannot tell whether SGLang %s includes the fix", [release(image).text])
 
+# parse_release parses X.Y.Z[rcN][.postN] like release below.
+parse_release(v) := r if {
+	m := regex.find_all_string_submatch_n(`^([0-9]+)\.([0-9]+)\.([0-9]+)(rc[0-9]+)?(?:\.post([0-9]+))?$`, v, 1)
+	count(m) == 1
+	r := release_of(m[0])
+}
+
 # release(image) parses lmsysorg/sglang:vX.Y.Z[rcN][.postN][-suffix] into
 # {"text", "num" (X*1e6 + Y*1e3 + Z), "rc" (bool), "post" (0 when none)}.
 release(image) := r if {
 	image.known
 	m := regex.find_all_string_submatch_n(`^(?:[^/@:]+(?::[0-9]+)?/)*lmsysorg/sglang:v?([0-9]+)\.([0-9]+)\.([0-9]+)(rc[0-9]+)?(?:\.post([0-9]+))?(?:-[A-Za-z0-9._-]+)?$`, image.value, 1)
 	count(m) == 1
-	g := m[0]
+	r := release_of(m[0])
+}
+
+release_of(g) := r if {
 	post := post_number(g[5])
 	r := {
 		"text": concat("", [g[1], ".", g[2], ".", g[3], g[4], post_text(g[5])]),

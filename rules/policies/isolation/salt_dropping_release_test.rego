@@ -15,8 +15,28 @@ test_fires_on_a_release_in_the_window if {
 	findings("lmsysorg/sglang:v0.5.3-cu129") == {{
 		"msg": "lmsysorg/sglang:v0.5.3-cu129 is SGLang 0.5.3, released 2025-10-06: that release accepts cache_salt but never passes it to the scheduler (fixed by sglang#23300 on 2026-04-21), so the cache_salt the gateway sets does not isolate tenants in deployment d0",
 		"server": 0,
-		"at": "image",
+		"at": "release",
 	}}
+}
+
+# A release pinned outside the image (here a requirements file) is judged
+# instead of the tag.
+test_fires_on_a_pinned_release_over_the_tag if {
+	srv := test.server({
+		"image": {"value": "lmsysorg/sglang:v0.5.13", "known": true},
+		"release": {"version": "0.5.3", "source": "requirements.txt 0.5.3 at requirements.txt:1:9"},
+	})
+	some f in salt_dropping_release.deny with input as test.colocated_input([srv], gateway)
+	startswith(f.msg, "requirements.txt 0.5.3 at requirements.txt:1:9 is SGLang 0.5.3, released 2025-10-06")
+	f.at == "release"
+}
+
+test_quiet_on_a_pinned_release_with_the_fix if {
+	srv := test.server({
+		"image": {"value": "lmsysorg/sglang:v0.5.3", "known": true},
+		"release": {"version": "0.5.13", "source": "engine_release at .kvlint.yaml:2:11"},
+	})
+	count(salt_dropping_release.deny) == 0 with input as test.colocated_input([srv], gateway)
 }
 
 test_fires_on_a_release_before_cache_salt if {

@@ -28,6 +28,7 @@
 # custom:
 #   id: KV303
 #   severity: high
+#   assumes: tenancy
 #   remediation: >-
 #     Give each tenant its own store (or Mooncake tenant_id / cache_prefix per
 #     tenant) and declare isolation.external_kv namespaced; or turn the

@@ -27,6 +27,7 @@
 # custom:
 #   id: KV301
 #   severity: high
+#   assumes: tenancy
 #   remediation: >-
 #     Have the gateway in front of the deployment set cache_salt from the
 #     authenticated tenant on every request (overwriting any client value) and

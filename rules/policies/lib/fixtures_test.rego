@@ -46,6 +46,7 @@ base_capacity := {
 	"cell_bytes_per_token": 131072,
 	"pool_tokens": 419019,
 	"pool_upper_bound": null,
+	"pool_bound_basis": "",
 	"context_length": 131072,
 	"context_source": "model",
 	"max_request_tokens": 131071,

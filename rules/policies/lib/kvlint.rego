@@ -49,16 +49,18 @@ context_tokens(c) := c.context_length if {
 }
 
 # pool_limit(c) is what is known about the pool's size per scheduler: the
-# computed pool when model and GPU are known ("exact"), else the explicit
-# --max-total-tokens, which the engine never exceeds
-# (kv_cache_configurator.py _apply_token_constraints: tokens = min(profiled,
-# max_total_tokens)), so it proves "at most".
+# computed pool when model and GPU are known ("exact"), else an upper bound
+# (basis: c.pool_bound_basis): the explicit --max-total-tokens, which the
+# engine never exceeds (kv_cache_configurator.py _apply_token_constraints:
+# tokens = min(profiled, max_total_tokens)), or, when only the weights are
+# unknown, the GPU's memory × mem_fraction_static ÷ the cell
+# (capacity/bounds.go), so it proves "at most".
 # When the server would not start there is no pool to judge (KV103 reports
 # that instead).
 pool_limit(c) := {"tokens": c.pool_tokens, "exact": true} if {
 	not wont_start(c)
 	is_number(c.pool_tokens)
-} else := {"tokens": c.pool_upper_bound, "exact": false} if {
+} else := {"tokens": c.pool_upper_bound, "exact": false, "basis": object.get(c, "pool_bound_basis", "")} if {
 	not wont_start(c)
 	is_number(c.pool_upper_bound)
 }
@@ -86,6 +88,8 @@ no_kv_memory(c) if {
 # pool_phrase describes the pool limit for a message.
 pool_phrase(limit) := sprintf("KV pool holds %s tokens per scheduler", [thousands(limit.tokens)]) if {
 	limit.exact
+} else := sprintf("KV pool holds at most %s tokens per scheduler (a bound: the GPU's memory × mem_fraction_static ÷ the per-token cell, as if the weights, which kvlint does not know, took nothing)", [thousands(limit.tokens)]) if {
+	limit.basis == "memory"
 } else := sprintf("--max-total-tokens caps the KV pool at %s tokens per scheduler", [thousands(limit.tokens)])
 
 # context_phrase describes the context window and where it came from.

@@ -34,7 +34,8 @@ test_first_given_prefers_the_earliest_flag if {
 
 test_pool_limit_prefers_the_computed_pool if {
 	lib.pool_limit({"pool_tokens": 1000, "pool_upper_bound": 4096}) == {"tokens": 1000, "exact": true}
-	lib.pool_limit({"pool_tokens": null, "pool_upper_bound": 4096}) == {"tokens": 4096, "exact": false}
+	lib.pool_limit({"pool_tokens": null, "pool_upper_bound": 4096}) == {"tokens": 4096, "exact": false, "basis": ""}
+	lib.pool_limit({"pool_tokens": null, "pool_upper_bound": 4096, "pool_bound_basis": "memory"}) == {"tokens": 4096, "exact": false, "basis": "memory"}
 	not lib.pool_limit({"pool_tokens": null, "pool_upper_bound": null})
 }
 

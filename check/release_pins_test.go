@@ -1,0 +1,140 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/internal/confined"
+	"github.com/kvlint/kvlint/source"
+)
+
+func TestRequirementsPin(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		e          deploy.Engine
+		want       string // "" when no pin
+	}{
+		{"plain", "torch==2.4.0\nvllm==0.6.3\n", deploy.EngineVLLM, "0.6.3"},
+		{"extra and spaces", "sglang[all] == 0.4.6.post1 ; python_version >= \"3.10\"\n", deploy.EngineSGLang, "0.4.6.post1"},
+		{"normalised name", "SGLang==0.3.0\n", deploy.EngineSGLang, "0.3.0"},
+		{"last wins", "vllm==0.6.3\nvllm==0.6.4\n", deploy.EngineVLLM, "0.6.4"},
+		{"range is no pin", "vllm>=0.6.3\n", deploy.EngineVLLM, ""},
+		{"comment", "# vllm==0.6.3\n", deploy.EngineVLLM, ""},
+		{"other project", "vllm-flash-attn==2.6.1\nvllm_router==0.1\n", deploy.EngineVLLM, ""},
+		{"other engine", "vllm==0.6.3\n", deploy.EngineSGLang, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, e, ok := requirementsPin([]byte(tc.text), tc.e)
+			got := ""
+			if ok {
+				got = tc.text[s:e]
+			}
+			if got != tc.want {
+				t.Errorf("pin = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLockPins(t *testing.T) {
+	uv := "version = 1\n\n[[package]]\nname = \"torch\"\nversion = \"2.4.0\"\n\n[[package]]\nname = \"vllm\"\nversion = \"0.6.3\"\nsource = { registry = \"https://pypi.org/simple\" }\n"
+	if s, e, ok := tomlLockPin([]byte(uv), deploy.EngineVLLM); !ok || uv[s:e] != "0.6.3" {
+		t.Errorf("uv.lock: %v %q", ok, uv[s:e])
+	}
+	if _, _, ok := tomlLockPin([]byte(uv), deploy.EngineSGLang); ok {
+		t.Error("uv.lock: sglang found in a lock without it")
+	}
+	pipfile := `{"_meta": {"hash": {"sha256": "x"}}, "default": {"torch": {"version": "==2.4.0"}, "sglang": {"extras": ["all"], "hashes": ["sha256:a"], "version": "==0.3.0"}}, "develop": {}}`
+	if s, e, ok := pipfileLockPin([]byte(pipfile), deploy.EngineSGLang); !ok || pipfile[s:e] != "==0.3.0" {
+		t.Errorf("Pipfile.lock: %v", ok)
+	}
+	// A "version" elsewhere (the torch entry, _meta) is not the engine's.
+	if _, _, ok := pipfileLockPin([]byte(pipfile), deploy.EngineVLLM); ok {
+		t.Error("Pipfile.lock: vllm found in a lock without it")
+	}
+	// Broken or deep documents end the walk without a pin.
+	for _, bad := range []string{`{"default": {"sglang": {"version": ==0.3.0}}}`, `[[[[[[[[[[[[[[[[[[[[`, `{"default": "sglang"}`, `{"default": {"sglang": {"a": {"version": "==0.3.0"}}}}`} {
+		if _, _, ok := pipfileLockPin([]byte(bad), deploy.EngineSGLang); ok {
+			t.Errorf("Pipfile.lock %q: a pin", bad)
+		}
+	}
+}
+
+// besidePin reads the files beside a launch script or a Dockerfile that
+// names them, never beside a manifest, and only inside the checked paths.
+func TestBesidePin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	script := write("app/serve.sh", "vllm serve m\n")
+	write("app/requirements-gpu.txt", "vllm==0.6.4\n")
+	write("app/requirements.txt", "fastapi\nvllm==0.6.3\n")
+	manifest := write("app/deploy.yaml", "kind: Pod\n")
+	docker := write("img/Dockerfile", "FROM python:3.10\nCOPY requirements.txt .\n")
+	write("img/requirements.txt", "vllm==0.6.2\n")
+	other := write("other/Dockerfile", "FROM python:3.10\n")
+	write("other/requirements.txt", "vllm==0.6.2\n")
+
+	set := source.NewSet().Confine(confined.New([]string{dir}))
+	for _, p := range []string{docker, other} {
+		data, _ := os.ReadFile(p)
+		set.Add(source.NewFile(p, data, source.SyntaxDockerfile))
+	}
+	v, where, span, ok := besidePin(set, script, deploy.EngineVLLM)
+	if !ok || v != "0.6.3" || span.Line != 2 || span.Col != 7 || span.EndCol != 12 {
+		t.Errorf("script: %q %q %+v %v", v, where, span, ok)
+	}
+	if _, _, _, ok := besidePin(set, manifest, deploy.EngineVLLM); ok {
+		t.Error("a manifest took the release of the requirements beside it")
+	}
+	if v, _, _, ok := besidePin(set, docker, deploy.EngineVLLM); !ok || v != "0.6.2" {
+		t.Errorf("Dockerfile naming requirements.txt: %q %v", v, ok)
+	}
+	if _, _, _, ok := besidePin(set, other, deploy.EngineVLLM); ok {
+		t.Error("a Dockerfile that never names requirements.txt took its release")
+	}
+	// Checked paths that do not hold the script's directory (a file
+	// checked makes its own directory a root, internal/confined).
+	narrow := source.NewSet().Confine(confined.New([]string{filepath.Join(dir, "img")}))
+	if _, _, _, ok := besidePin(narrow, script, deploy.EngineVLLM); ok {
+		t.Error("read requirements.txt outside the checked paths")
+	}
+}
+
+// A check run leaves each server's release where later packages read it.
+func TestRunsRelease(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "serve.sh"), []byte("#!/bin/sh\nvllm serve m --swap-space 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("vllm==0.6.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := source.NewSet().Confine(confined.New([]string{dir}))
+	data, _ := os.ReadFile(filepath.Join(dir, "serve.sh"))
+	set.Add(source.NewFile(filepath.Join(dir, "serve.sh"), data, source.SyntaxShell))
+	s := &deploy.Server{Engine: deploy.EngineVLLM, Span: deploy.Span{File: filepath.Join(dir, "serve.sh"), Line: 2, Col: 1}}
+	if _, _, _, known := s.RunsRelease(); known {
+		t.Fatal("a release before resolution")
+	}
+	resolveRelease(s, nil, nil, set, nil)
+	v, src, at, known := s.RunsRelease()
+	if !known || v != "0.6.3" || !strings.HasPrefix(src, "requirements.txt 0.6.3 at ") || at.Line != 1 || at.Col != 7 {
+		t.Errorf("RunsRelease = %q %q %+v %v", v, src, at, known)
+	}
+	resolveRelease(s, nil, nil, set, map[deploy.Engine]string{deploy.EngineVLLM: "0.11.0"})
+	if v, src, at, _ := s.RunsRelease(); v != "0.11.0" || src != "--engine-release vllm=0.11.0" || !at.IsZero() || s.Release.From != "0.6.3" {
+		t.Errorf("after --engine-release: %q %q %+v from %q", v, src, at, s.Release.From)
+	}
+}
