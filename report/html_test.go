@@ -421,7 +421,16 @@ func TestHTMLShowsFixes(t *testing.T) {
 		{Description: "--context-length 65530", Unwritable: "the value is a Helm template expression"},
 	}
 	_, doc := page(t, res, nil)
-	fixes := all(section(t, doc, "llama70b"), byClass("fix"))
+	var kv101 *html.Node
+	for _, f := range all(section(t, doc, "llama70b"), byClass("finding")) {
+		if r, _ := attr(f, "data-rule"); r == "KV101" {
+			kv101 = f
+		}
+	}
+	if kv101 == nil {
+		t.Fatal("no KV101 on the page")
+	}
+	fixes := all(kv101, byClass("fix"))
 	if len(fixes) != 2 {
 		t.Fatalf("%d fixes shown, want 2", len(fixes))
 	}

@@ -106,9 +106,9 @@ func htmlVerifyOf(name string, rep *verify.Report, res *analysis.Result) (*htmlV
 	hv := &htmlVerify{Scale: fmt.Sprintf("run at 1/%d scale, context %s → %s tokens, seed %d",
 		sc.Factor, capacity.Thousands(sc.ContextTokens), capacity.Thousands(int64(sc.ScaledContext)), rep.Seed)}
 	if ip := dr.IsolationProbe; ip != nil {
-		power := "power not known (no power analysis backs it)"
-		if ip.Power != nil {
-			power = fmt.Sprintf("power %.2f", *ip.Power)
+		power := "power not computed"
+		if ip.PowerMethod != "" {
+			power = fmt.Sprintf("power %.2f (%s)", ip.Power, ip.PowerMethod)
 		}
 		verdict := "not significant"
 		if ip.Significant {
