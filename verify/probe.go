@@ -223,6 +223,10 @@ type ArmStats struct {
 	MedianTTFTUs float64 `json:"median_ttft_us"`
 	// MedianCachedTokens is what the prefix cache served of the measured prompts.
 	MedianCachedTokens float64 `json:"median_cached_tokens"`
+	// TTFTUs are the arm's times to first token, in virtual microseconds and
+	// the order the requests were sent: what the HTML report draws as a CDF.
+	// Kept out of the JSON, whose size does not grow with --samples.
+	TTFTUs []float64 `json:"-"`
 }
 
 // KSTest is one arm against the MISS arm: the one-sided two-sample KS test on TTFT
@@ -301,6 +305,7 @@ func readProbe(res *runtime.Result, alpha float64) probeOutcome {
 		out.arms = append(out.arms, ArmStats{
 			Arm: a, Samples: len(ttft[a]),
 			MedianTTFTUs: finite(median(ttft[a])), MedianCachedTokens: finite(median(cached[a])),
+			TTFTUs: ttft[a],
 		})
 	}
 	miss := ttft[armMiss]

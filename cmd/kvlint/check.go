@@ -303,7 +303,10 @@ the run), 4 internal error (a bug in kvlint, said so on stderr).
 
 Formats (--format): text (the default), json, sarif (SARIF 2.1.0, for code
 scanning), github (GitHub Actions annotations), codequality (GitLab Code
-Quality report) and junit (JUnit XML; findings at or above --fail-on fail).
+Quality report), junit (JUnit XML; findings at or above --fail-on fail) and
+html (one self-contained page: topology, GPU memory bars, findings and
+fixes, and after a verification the runtime's measurements; --format
+html=report.html).
 In text on standard output, findings go to standard output and input kvlint
 could not analyse to standard error; the other formats keep both in their
 document. -q prints the findings alone, -v lists the files checked and the

@@ -21,7 +21,7 @@ import (
 )
 
 // checkFormats are the formats kvlint check writes.
-var checkFormats = []string{"text", "json", "sarif", "github", "codequality", "junit"}
+var checkFormats = []string{"text", "json", "sarif", "github", "codequality", "junit", "html"}
 
 // output is one rendering of a run and where it goes.
 type output struct {
@@ -140,6 +140,8 @@ func (r checkRun) render(w io.Writer, format string) error {
 		err = report.CheckCodeQuality(w, r.res)
 	case "junit":
 		err = report.CheckJUnit(w, r.res, r.threshold)
+	case "html":
+		err = report.CheckHTML(w, r.res, r.verification)
 	case "sarif":
 		l := sarif.Log{
 			Rules: r.rules, Findings: r.res.Findings, Errors: r.res.Errors, Servers: r.res.Servers, Files: r.res.Files,
