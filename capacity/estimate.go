@@ -23,9 +23,9 @@ type Estimate struct {
 	MemFractionStatic *float64 `json:"mem_fraction_static"`
 	// MemFractionStaticFrom is, under --engine-release, the default
 	// mem_fraction_static the server got on the release it ran before the
-	// move (SGLang's rule changed across releases); absent when the flag
+	// move (SGLang's rule changed across releases); nil when the flag
 	// is written, the server was not moved, or it is unknown.
-	MemFractionStaticFrom *float64 `json:"mem_fraction_static_from,omitempty"`
+	MemFractionStaticFrom *float64 `json:"mem_fraction_static_from"`
 	GPUMemoryBytes        *int64   `json:"gpu_memory_bytes"`
 	WeightsBytesPerGPU    *int64   `json:"weights_bytes_per_gpu"`
 	// KVBudgetBytes is the memory per GPU left for the pool; ≤ 0 means the
