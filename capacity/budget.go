@@ -3,6 +3,8 @@ package capacity
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
 )
 
 // memFractionStatic takes --mem-fraction-static or computes SGLang's default
@@ -20,20 +22,65 @@ func (e *estimator) memFractionStatic() {
 		}
 		return
 	}
-	in, ok := e.memFractionInputs()
-	if !ok {
-		e.est.assume("the default --mem-fraction-static depends on a value kvlint does not know, so it is not computed")
+	frac, steps, why := e.defaultFractionAt(e.s.Release.Version, true)
+	if why != "" {
+		e.est.assume("the default --mem-fraction-static %s, so it is not computed", why)
 		return
 	}
-	frac, steps := defaultMemFraction(in)
 	for _, s := range steps {
 		e.est.derive("%s", s)
 	}
-	if in.VisionAdjustment && !in.VisionConfigFound {
-		e.est.assume("%s is multimodal, but kvlint does not know its vision tower: SGLang lowers the default mem_fraction_static further for it", e.model.ID)
-	}
 	e.memFraction, e.memFractionKnown = frac, true
 	e.est.MemFractionStatic = ptr(frac)
+	if r := e.s.Release; r.Upgrade && r.From != "" {
+		// The fraction the launch got on the release it ran, for KV406:
+		// a move that changes the default changes the pool.
+		if from, _, why := e.defaultFractionAt(r.From, false); why == "" {
+			e.est.MemFractionStaticFrom = ptr(from)
+		}
+	}
+}
+
+// defaultFractionAt computes SGLang's default mem_fraction_static with the
+// rule of the release version ("" the newest, main's); why says what keeps
+// it unknown. note adds what is assumed to the estimate (not for a release
+// the server only ran before an --engine-release move).
+func (e *estimator) defaultFractionAt(version string, note bool) (float64, []string, string) {
+	rule := sglangFracRule(version)
+	if rule != fracMain {
+		if !e.parallelKnown {
+			return 0, nil, "depends on the parallelism, which is unknown"
+		}
+		li := legacyFracInput{Version: version, TP: e.tp, PP: e.pp, CUDA: e.gpu == nil || e.gpu.isCUDA()}
+		if e.gpu != nil {
+			li.GPUMiB = e.gpu.MemoryMiB
+		}
+		spec, st := e.r.str("--speculative-algorithm")
+		dpAttn, st2 := e.r.bool("--enable-dp-attention")
+		if st == argUnknown || st2 == argUnknown {
+			return 0, nil, "depends on a value kvlint does not know"
+		}
+		li.Spec, li.DPAttn = spec, dpAttn
+		if m := e.model; m != nil {
+			li.ModelKnown = true
+			li.Multimodal = m.isMultimodal()
+			li.Vision = memFractionInput{VisionLayers: m.VisionLayers, VisionHidden: m.VisionHidden, VisionConfigFound: m.HasVisionConfig}
+		}
+		frac, steps, why := legacyMemFraction(rule, li)
+		if note && why == "" && li.Multimodal && !li.Vision.VisionConfigFound && deploy.CompareVersions(version, sglangVLMFormula) >= 0 {
+			e.est.assume("%s is multimodal, but kvlint does not know its vision tower: SGLang lowers the default mem_fraction_static further for it", e.model.ID)
+		}
+		return frac, steps, why
+	}
+	in, ok := e.memFractionInputs()
+	if !ok {
+		return 0, nil, "depends on a value kvlint does not know"
+	}
+	frac, steps := defaultMemFraction(in)
+	if note && in.VisionAdjustment && !in.VisionConfigFound {
+		e.est.assume("%s is multimodal, but kvlint does not know its vision tower: SGLang lowers the default mem_fraction_static further for it", e.model.ID)
+	}
+	return frac, steps, ""
 }
 
 // memFractionInputs resolves every server argument the default depends on,

@@ -19,10 +19,15 @@ type Estimate struct {
 	PP        int    `json:"pp"`
 	KVDtype   string `json:"kv_dtype"` // the torch dtype the pool stores: bfloat16, float16, fp8_e4m3, …
 
-	PageSize           int      `json:"page_size"`
-	MemFractionStatic  *float64 `json:"mem_fraction_static"`
-	GPUMemoryBytes     *int64   `json:"gpu_memory_bytes"`
-	WeightsBytesPerGPU *int64   `json:"weights_bytes_per_gpu"`
+	PageSize          int      `json:"page_size"`
+	MemFractionStatic *float64 `json:"mem_fraction_static"`
+	// MemFractionStaticFrom is, under --engine-release, the default
+	// mem_fraction_static the server got on the release it ran before the
+	// move (SGLang's rule changed across releases); nil when the flag
+	// is written, the server was not moved, or it is unknown.
+	MemFractionStaticFrom *float64 `json:"mem_fraction_static_from"`
+	GPUMemoryBytes        *int64   `json:"gpu_memory_bytes"`
+	WeightsBytesPerGPU    *int64   `json:"weights_bytes_per_gpu"`
 	// KVBudgetBytes is the memory per GPU left for the pool; ≤ 0 means the
 	// weights leave nothing and the server fails at startup.
 	KVBudgetBytes     *int64 `json:"kv_budget_bytes"`

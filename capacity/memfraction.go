@@ -134,19 +134,27 @@ func defaultMemFraction(in memFractionInput) (float64, []string) {
 	steps = append(steps, fmt.Sprintf("mem_fraction_static = round((%d − %.0f) / %d, 3) = %.3f", in.GPUMiB, reserved, in.GPUMiB, frac))
 	if in.VisionAdjustment && in.VisionConfigFound {
 		// adjust_mem_fraction_for_vlm (server_args.py L7921-7957).
-		layers, hidden := in.VisionLayers, in.VisionHidden
-		if layers == 0 {
-			layers = 24
-		}
-		if hidden == 0 {
-			hidden = 1024
-		}
-		ratio := float64(layers) * float64(hidden) * float64(hidden) / (24 * 1024 * 1024)
-		dyn := math.Max(0.8, math.Min(1.05, 1.0-0.1*(ratio-1.0)))
-		before := frac
-		frac = frac * (0.95 * dyn)
-		steps = append(steps, fmt.Sprintf("multimodal: × 0.95 × clamp(1 − 0.1 × (ViT %d layers × %d² / ViT-L − 1), 0.8, 1.05) = %.3f × %.4f = %.4f", layers, hidden, before, 0.95*dyn, frac))
+		frac, steps = vlmAdjust(in, frac, steps)
 	}
+	return frac, steps
+}
+
+// vlmAdjust lowers a multimodal model's fraction by the size of its vision
+// tower: adjust_mem_fraction_for_vlm on main, the same formula inline in
+// __post_init__ since 3964b352c (#6881, first in 0.4.9.post3).
+func vlmAdjust(in memFractionInput, frac float64, steps []string) (float64, []string) {
+	layers, hidden := in.VisionLayers, in.VisionHidden
+	if layers == 0 {
+		layers = 24
+	}
+	if hidden == 0 {
+		hidden = 1024
+	}
+	ratio := float64(layers) * float64(hidden) * float64(hidden) / (24 * 1024 * 1024)
+	dyn := math.Max(0.8, math.Min(1.05, 1.0-0.1*(ratio-1.0)))
+	before := frac
+	frac = frac * (0.95 * dyn)
+	steps = append(steps, fmt.Sprintf("multimodal: × 0.95 × clamp(1 − 0.1 × (ViT %d layers × %d² / ViT-L − 1), 0.8, 1.05) = %.3f × %.4f = %.4f", layers, hidden, before, 0.95*dyn, frac))
 	return frac, steps
 }
 

@@ -1,6 +1,11 @@
 package capacity
 
-import "github.com/kvlint/kvlint/deploy"
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvlint/kvlint/deploy"
+)
 
 // sglangTRTLLMRelease is the first SGLang release with the TensorRT-LLM
 // attention backends (trtllm_mla, 4b04998d3, #8632, 2025-07-31;
@@ -19,4 +24,210 @@ const sglangTRTLLMRelease = "0.4.10.post1"
 // that has no TensorRT-LLM attention backends.
 func sglangBeforeTRTLLM(r deploy.Release) bool {
 	return r.Version != "" && deploy.CompareVersions(r.Version, sglangTRTLLMRelease) < 0
+}
+
+// The default --mem-fraction-static changed rule several times. Each rule
+// below was read in server_args.py ServerArgs.__post_init__ (or
+// _handle_gpu_memory_settings) at the version-bump commit of the first
+// release that has it, in modal-projects/sglang; the commit that brought
+// the change is named with it (its first release is the first
+// version-bump commit that descends from it).
+type memFractionRule int
+
+const (
+	// TP table, 0.83 from tp 8 (a63c8275, 0.3.0).
+	fracTP83 memFractionRule = iota
+	// TP table, 0.81 from tp 8: f719d9aeb (#2053), 0.3.6 (9a00e6f4).
+	fracTP
+	// The TP table up to 81,920 MiB, (gpu − 13 GiB) / gpu above:
+	// e69a21907 (#5604), 0.4.5.post3 (b9c87e78).
+	fracTPLargeGPU
+	// The table over tp × pp up to 81,920 MiB, 0.88 above, then above
+	// 96 GiB min(f + 48 GiB × (1 − f) / gpu, (gpu − 18 GiB) / gpu):
+	// e4b6133b7 (#5893) and 11383cec3 (#5724), 0.4.6.post2 (9858113c).
+	fracParallel
+	// As fracParallel, but 0.79 above 180,000 MiB on CUDA, 20 GiB kept
+	// above 96 GiB with speculative decoding, and × 0.95 with it below:
+	// f2bd3515f (#6718), 0.4.7 (4f723edd).
+	fracB200
+	// round((gpu − reserved) / gpu, 3) with reserved from a table by GPU
+	// memory and tp × pp, + 2 GiB with speculative decoding (6 GiB for
+	// STANDALONE from 8cda5a622, 0.5.2), + 4 GiB with DP attention:
+	// 6b12d6a8d (#7054), 0.4.7.post1 (f9dc9dd2).
+	fracReservedTable
+	// main's rule (memfraction.go): a17e70f5c (#10975) and 05a352665
+	// (#10372), 0.5.3rc2 (0b13cbb7). Later refinements of it (the
+	// CUDA-graph reserve per phase, DeepEP) are not dated here: every
+	// release from 0.5.3rc2 on is sized with main's.
+	fracMain
+)
+
+// sglangFracRules are the first release of each rule.
+var sglangFracRules = []struct {
+	from string
+	rule memFractionRule
+}{
+	{"0.3.6", fracTP},
+	{"0.4.5.post3", fracTPLargeGPU},
+	{"0.4.6.post2", fracParallel},
+	{"0.4.7", fracB200},
+	{"0.4.7.post1", fracReservedTable},
+	{"0.5.3rc2", fracMain},
+}
+
+// The multimodal adjustment moved into server_args.py in 14229ccf8
+// (#7748, first in 0.4.9, ec5f9c62) as "× 0.90"; 3964b352c (#6881, first
+// in 0.4.9.post3, 01c00004) made it the vision-tower formula main keeps.
+// Before 0.4.9 it lived outside server_args.py and is not read here.
+const (
+	sglangVLMInArgs  = "0.4.9"
+	sglangVLMFormula = "0.4.9.post3"
+	sglangStandalone = "0.5.2"
+)
+
+// sglangFracRule is the rule of a release; "" (unknown) is main's.
+func sglangFracRule(version string) memFractionRule {
+	if version == "" || version == "main" {
+		return fracMain
+	}
+	rule := fracTP83
+	for _, r := range sglangFracRules {
+		if deploy.CompareVersions(version, r.from) >= 0 {
+			rule = r.rule
+		}
+	}
+	return rule
+}
+
+// legacyFracInput is what the rules before 0.5.3rc2 read.
+type legacyFracInput struct {
+	Version    string
+	GPUMiB     int64 // 0 unknown
+	CUDA       bool
+	TP, PP     int
+	Spec       string // --speculative-algorithm, "" unset
+	DPAttn     bool   // --enable-dp-attention as written
+	Multimodal bool
+	ModelKnown bool
+	Vision     memFractionInput // the vision-tower fields, for the 0.4.9.post3 formula
+}
+
+// legacyMemFraction computes the default of a release before 0.5.3rc2.
+// The string is empty when it is known, else it says why not ("the
+// default --mem-fraction-static " + it + ", so it is not computed").
+func legacyMemFraction(rule memFractionRule, in legacyFracInput) (float64, []string, string) {
+	v := in.Version
+	tpTable := func(n int, at8 float64) float64 {
+		switch {
+		case n >= 16:
+			return 0.79
+		case n >= 8:
+			return at8
+		case n >= 4:
+			return 0.85
+		case n >= 2:
+			return 0.87
+		}
+		return 0.88
+	}
+	gib := float64(1024)
+	gpu := float64(in.GPUMiB)
+	var frac float64
+	var steps []string
+	switch rule {
+	case fracTP83, fracTP:
+		at8 := 0.81
+		if rule == fracTP83 {
+			at8 = 0.83
+		}
+		frac = tpTable(in.TP, at8)
+		steps = append(steps, fmt.Sprintf("mem_fraction_static = %.2f (SGLang v%s's table by tp %d)", frac, v, in.TP))
+	case fracTPLargeGPU:
+		if in.GPUMiB <= 0 {
+			return 0, nil, "of SGLang v" + v + " depends on the GPU's memory, which is unknown"
+		}
+		if in.GPUMiB <= 81920 {
+			frac = tpTable(in.TP, 0.81)
+			steps = append(steps, fmt.Sprintf("mem_fraction_static = %.2f (SGLang v%s's table by tp %d, GPU ≤ 81,920 MiB)", frac, v, in.TP))
+		} else {
+			frac = (gpu - 13*gib) / gpu
+			steps = append(steps, fmt.Sprintf("mem_fraction_static = (%d − 13,312) / %d = %.4f (SGLang v%s, GPU above 81,920 MiB)", in.GPUMiB, in.GPUMiB, frac, v))
+		}
+	case fracParallel, fracB200:
+		if in.GPUMiB <= 0 && rule == fracParallel {
+			return 0, nil, "of SGLang v" + v + " depends on the GPU's memory, which is unknown"
+		}
+		n := in.TP * in.PP
+		if in.GPUMiB > 0 && in.GPUMiB <= 81920 {
+			frac = tpTable(n, 0.81)
+			steps = append(steps, fmt.Sprintf("mem_fraction_static = %.2f (SGLang v%s's table by tp × pp %d)", frac, v, n))
+		} else {
+			frac = 0.88
+			steps = append(steps, fmt.Sprintf("mem_fraction_static = 0.88 (SGLang v%s, GPU above 81,920 MiB or unknown)", v))
+		}
+		switch {
+		case rule == fracB200 && in.GPUMiB > 180000 && in.CUDA:
+			frac = 0.79
+			steps = append(steps, "mem_fraction_static = 0.79 on a CUDA GPU above 180,000 MiB")
+		case in.GPUMiB > 96*1024:
+			reserve := 18 * gib
+			if rule == fracB200 && in.Spec != "" {
+				reserve = 20 * gib
+			}
+			f := frac
+			frac = math.Min(f+48*gib*(1-f)/gpu, (gpu-reserve)/gpu)
+			steps = append(steps, fmt.Sprintf("above 96 GiB: min(%.2f + 49,152 × (1 − %.2f) / %d, (%d − %.0f) / %d) = %.4f", f, f, in.GPUMiB, in.GPUMiB, reserve, in.GPUMiB, frac))
+		case rule == fracB200 && in.Spec != "":
+			frac *= 0.95
+			steps = append(steps, fmt.Sprintf("× 0.95 with speculative decoding = %.4f", frac))
+		}
+	case fracReservedTable:
+		if in.GPUMiB <= 0 {
+			frac = 0.88
+			steps = append(steps, fmt.Sprintf("mem_fraction_static = 0.88 (SGLang v%s's value when the GPU memory is unknown)", v))
+			break
+		}
+		n := float64(in.TP * in.PP)
+		var reserved float64
+		switch {
+		case in.GPUMiB < 35*1024: // T4, 4080; A10, L40, 4090, 5090
+			reserved = (2.8 + n/10) * gib
+		case in.GPUMiB < 90*1024: // H100, A100
+			reserved = (9.5 + n/2) * gib
+		case in.GPUMiB < 160*1024: // H20, H200
+			reserved = (12 + n/2) * gib
+		default: // B200, MI300
+			reserved = 32 * gib
+		}
+		steps = append(steps, fmt.Sprintf("reserved = %.0f MiB (SGLang v%s's table by GPU memory %d MiB and tp × pp %.0f)", reserved, v, in.GPUMiB, n))
+		if in.Spec != "" {
+			add := 2 * gib
+			if in.Spec == "STANDALONE" && deploy.CompareVersions(v, sglangStandalone) >= 0 {
+				add = 6 * gib
+			}
+			reserved += add
+			steps = append(steps, fmt.Sprintf("+ %.0f MiB for speculative decoding (%s)", add, in.Spec))
+		}
+		if in.DPAttn {
+			reserved += 4 * gib
+			steps = append(steps, "+ 4,096 MiB for DP attention")
+		}
+		frac = pyRound3((gpu - reserved) / gpu)
+		steps = append(steps, fmt.Sprintf("mem_fraction_static = round((%d − %.0f) / %d, 3) = %.3f", in.GPUMiB, reserved, in.GPUMiB, frac))
+	default:
+		return 0, nil, "has no rule here"
+	}
+	switch {
+	case !in.ModelKnown && deploy.CompareVersions(v, sglangVLMInArgs) >= 0:
+		return 0, nil, "of SGLang v" + v + " is lowered for a multimodal model, and the model is unknown"
+	case !in.Multimodal:
+	case deploy.CompareVersions(v, sglangVLMInArgs) < 0:
+		return 0, nil, "of SGLang v" + v + " is lowered for a multimodal model outside server_args.py, which kvlint does not read"
+	case deploy.CompareVersions(v, sglangVLMFormula) < 0:
+		frac *= 0.90
+		steps = append(steps, fmt.Sprintf("multimodal: × 0.90 = %.4f", frac))
+	case in.Vision.VisionConfigFound:
+		frac, steps = vlmAdjust(in.Vision, frac, steps)
+	}
+	return frac, steps, ""
 }

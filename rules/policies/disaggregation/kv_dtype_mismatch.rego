@@ -11,7 +11,11 @@
 #   one side and "bfloat16" on the other is refused even when both store
 #   bfloat16; releases before the check decode fp8 bytes as bf16 or the other
 #   way round. Severity high: no request completes, or every answer is
-#   computed from misread KV.
+#   computed from misread KV. The check (27fd01472) is in no release up
+#   to 0.5.6.post2 (5c8bd8b5, the last version bump the modal-projects/sglang
+#   mirror of main names): a decode server that runs such a release starts,
+#   different spellings of one stored dtype are harmless there, and a
+#   different stored dtype passes silently, which the finding says.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/disaggregation/common/conn.py
 #     description: try_ensure_parallel_info compares kv_cache_dtype
@@ -36,6 +40,7 @@ deny contains finding if {
 	pv := lib.arg_typed(p.args, "--kv-cache-dtype", "auto")
 	qv := lib.arg_typed(q.args, "--kv-cache-dtype", "auto")
 	pv != qv
+	not release_before(q, [0, 5, 7])
 	finding := {
 		"msg": sprintf("decode --kv-cache-dtype %s differs from %s on the prefill server %s: the decode side raises \"KV cache dtype mismatch\" when it first contacts the prefill server (disaggregation/common/conn.py try_ensure_parallel_info)%s", [
 			qv,
@@ -53,3 +58,43 @@ same_dtype_note(p, q) := sprintf("; both store %s, but the check compares the fl
 	p.capacity.kv_dtype != ""
 	p.capacity.kv_dtype == q.capacity.kv_dtype
 } else := ""
+
+# A decode server on a release without the check: only a different stored
+# dtype matters, and nothing stops it.
+deny contains finding if {
+	some pair in lib.sglang_pd_pairs
+	p := input.servers[pair[0]]
+	q := input.servers[pair[1]]
+	pv := lib.arg_typed(p.args, "--kv-cache-dtype", "auto")
+	qv := lib.arg_typed(q.args, "--kv-cache-dtype", "auto")
+	pv != qv
+	release_before(q, [0, 5, 7])
+	not same_stored(p, q)
+	finding := {
+		"msg": sprintf("decode --kv-cache-dtype %s differs from %s on the prefill server %s: SGLang v%s has no KV cache dtype check (sglang#19407 came after v0.5.6.post2), so both servers start and the mismatch passes silently: the decode side reads the transferred KV bytes as its own dtype", [
+			qv,
+			pv,
+			lib.where(p),
+			q.release.version,
+		]),
+		"server": q.index,
+		"arg": "--kv-cache-dtype",
+	}
+}
+
+same_stored(p, q) if {
+	p.capacity.kv_dtype != ""
+	p.capacity.kv_dtype == q.capacity.kv_dtype
+}
+
+# release_before(s, floor): s runs a known SGLang release whose
+# major.minor.patch is below floor; an unknown release is the newest.
+release_before(s, floor) if {
+	v := s.release.version
+	is_string(v)
+	parts := split(v, ".")
+	count(parts) >= 3
+	nums := [to_number(regex.find_n(`^[0-9]+`, parts[i], 1)[0]) | some i in [0, 1, 2]]
+	count(nums) == 3
+	nums < floor
+}

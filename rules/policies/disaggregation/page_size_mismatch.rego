@@ -7,7 +7,11 @@
 #   parallel info and raises "Page size mismatch: … Both servers must use the
 #   same --page-size value." (disaggregation/common/conn.py
 #   try_ensure_parallel_info), so no request completes; releases before that
-#   transfer into pages of the wrong shape. Severity high: the deployment
+#   transfer into pages of the wrong shape. That check (4397cda7d) is in no
+#   release up to 0.5.6.post2 (5c8bd8b5, the last version bump the
+#   modal-projects/sglang mirror of main names), so a decode server that
+#   runs such a release starts, and the finding says the mismatch passes
+#   silently there. Severity high: the deployment
 #   serves nothing, or serves garbage on older releases. The page size compared is the one
 #   SGLang resolves: --page-size, or the default the attention backend forces
 #   (1 on CUDA, 64 for DeepSeek DSA, 64 or more for the Blackwell backends).
@@ -37,15 +41,22 @@ deny contains finding if {
 	page_known(q)
 	p.capacity.page_size != q.capacity.page_size
 	finding := {
-		"msg": sprintf("decode page size %d differs from prefill page size %d on %s: the decode side raises \"Page size mismatch\" when it first contacts the prefill server, so no request completes (disaggregation/common/conn.py try_ensure_parallel_info)", [
+		"msg": sprintf("decode page size %d differs from prefill page size %d on %s: %s", [
 			q.capacity.page_size,
 			p.capacity.page_size,
 			lib.where(p),
+			consequence(q),
 		]),
 		"server": q.index,
 		"arg": lib.first_given(q.args, ["--page-size", "--attention-backend", "--decode-attention-backend"]),
 	}
 }
+
+# consequence(q) is what the mismatch does on the release decode server q
+# runs: the check raises from sglang#14474 on, and before it nothing does.
+consequence(q) := sprintf("SGLang v%s has no page size check (sglang#14474 came after v0.5.6.post2), so both servers start and the mismatch passes silently: KV pages are transferred into pages of the wrong shape and answers are computed from misplaced KV", [q.release.version]) if {
+	release_before(q, [0, 5, 7])
+} else := "the decode side raises \"Page size mismatch\" when it first contacts the prefill server, so no request completes (disaggregation/common/conn.py try_ensure_parallel_info)"
 
 # page_known(s): SGLang's page size for s is known: resolved by capacity, and
 # either written or resolved on a known GPU (the default differs on
@@ -59,4 +70,17 @@ page_known(s) if {
 	s.capacity.page_size > 0
 	not s.args["--page-size"]
 	s.capacity.gpu != ""
+}
+
+# release_before(s, floor): s runs a known SGLang release whose
+# major.minor.patch is below floor ("0.5.6.post2" and "0.5.0rc2" read as
+# 0.5.6 and 0.5.0). An unknown release is judged as the newest: not before.
+release_before(s, floor) if {
+	v := s.release.version
+	is_string(v)
+	parts := split(v, ".")
+	count(parts) >= 3
+	nums := [to_number(regex.find_n(`^[0-9]+`, parts[i], 1)[0]) | some i in [0, 1, 2]]
+	count(nums) == 3
+	nums < floor
 }

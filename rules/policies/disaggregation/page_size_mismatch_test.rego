@@ -45,3 +45,33 @@ test_quiet_in_separate_deployments if {
 	d := test.decode({"capacity": {"page_size": 1}})
 	count(page_size_mismatch.deny) == 0 with input as test.colocated_input([p, d], {"mode": "disaggregated"})
 }
+
+pinned(release) := {"version": release, "source": concat("", ["image lmsysorg/sglang:v", release]), "floating": false, "judged": release, "judged_commit": "c", "upgrade": false, "from": null}
+
+test_says_a_release_before_the_check_passes_silently if {
+	p := test.prefill({"args": {"--page-size": {"value": "64", "known": true, "typed": 64}}, "capacity": {"page_size": 64}})
+	d := test.decode({"args": {"--page-size": {"value": "16", "known": true, "typed": 16}}, "capacity": {"page_size": 16}, "release": pinned("0.5.6.post2")})
+	some f in page_size_mismatch.deny with input as test.pd_input([p, d], {})
+	contains(f.msg, "SGLang v0.5.6.post2 has no page size check")
+	not contains(f.msg, "raises")
+}
+
+test_newer_or_unknown_release_raises if {
+	p := test.prefill({"args": {"--page-size": {"value": "64", "known": true, "typed": 64}}, "capacity": {"page_size": 64}})
+	unknown := {"version": null, "source": null, "floating": false, "judged": "main", "judged_commit": "c", "upgrade": false, "from": null}
+	every rel in [pinned("0.5.7"), pinned("0.6.0"), unknown] {
+		d := test.decode({"args": {"--page-size": {"value": "16", "known": true, "typed": 16}}, "capacity": {"page_size": 16}, "release": rel})
+		msgs := {f.msg | some f in page_size_mismatch.deny with input as test.pd_input([p, d], {})}
+		count(msgs) == 1
+		every m in msgs {
+			contains(m, "raises \"Page size mismatch\"")
+		}
+	}
+}
+
+test_release_before if {
+	page_size_mismatch.release_before({"release": {"version": "0.4.10.post2"}}, [0, 5, 7])
+	page_size_mismatch.release_before({"release": {"version": "0.5.0rc2"}}, [0, 5, 7])
+	not page_size_mismatch.release_before({"release": {"version": "0.5.7"}}, [0, 5, 7])
+	not page_size_mismatch.release_before({"release": {"version": null}}, [0, 5, 7])
+}

@@ -20,3 +20,30 @@ test_quiet_without_a_move if {
 	srv := test.server({"flag_issues": [test.flag_issue("removed-later", {"flag": "--swap-space", "message": "m"})]})
 	count(release_change.deny) == 0 with input as test.input_with([srv])
 }
+
+sglang_moved(cap, args) := test.server({
+	"engine": "sglang",
+	"args": args,
+	"release": {"version": "0.5.3", "source": "--engine-release sglang=0.5.3", "floating": false, "judged": "0.5.3", "judged_commit": "c", "upgrade": true, "from": "0.4.6"},
+	"capacity": object.union(test.server({}).capacity, cap),
+})
+
+test_fires_when_the_default_fraction_changes if {
+	srv := sglang_moved({"mem_fraction_static": 0.831, "mem_fraction_static_from": 0.88}, {})
+	findings := release_change.deny with input as test.input_with([srv])
+	some f in findings
+	f.arg == "--mem-fraction-static"
+	f.severity == "medium"
+	contains(f.msg, "from 0.880 to 0.831 on moving from SGLang v0.4.6 to v0.5.3")
+	contains(f.msg, "shrinks")
+}
+
+test_quiet_when_the_fraction_is_kept if {
+	srv := sglang_moved({"mem_fraction_static": 0.88, "mem_fraction_static_from": 0.88}, {})
+	count(release_change.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_when_the_launch_sets_the_fraction if {
+	srv := sglang_moved({"mem_fraction_static": 0.8, "mem_fraction_static_from": 0.88}, {"--mem-fraction-static": {"value": "0.8", "known": true, "typed": 0.8}})
+	count(release_change.deny) == 0 with input as test.input_with([srv])
+}

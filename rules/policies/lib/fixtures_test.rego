@@ -40,6 +40,7 @@ base_capacity := {
 	"kv_dtype": "bfloat16",
 	"page_size": 1,
 	"mem_fraction_static": 0.83,
+	"mem_fraction_static_from": null,
 	"gpu_memory_bytes": 85520809984,
 	"weights_bytes_per_gpu": 16060522496,
 	"kv_budget_bytes": 54921749811,
