@@ -211,9 +211,7 @@ func (w *decodeWorker) schedule() {
 	w.makeRoom()
 	for _, r := range w.running {
 		if w.needsPage(r) {
-			if pages, ok := w.pool.alloc(1); ok {
-				r.dPages = append(r.dPages, pages...)
-			}
+			r.dPages, _ = w.pool.appendAlloc(r.dPages, 1)
 		}
 	}
 	if len(w.running) == 0 {
