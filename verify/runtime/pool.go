@@ -123,14 +123,19 @@ func (p *pool) mergeAndSortFree() {
 // not to whoever still holds the page.
 func (p *pool) release(pages []int32) {
 	for _, pg := range pages {
-		if pg < 0 || int(pg) >= p.numPages || !p.allocated[pg] {
-			continue
-		}
-		p.allocated[pg] = false
-		p.staged[pg/64] |= 1 << (pg % 64)
-		p.nStaged++
-		p.used--
+		p.releasePage(pg)
 	}
+}
+
+// releasePage is release for a single page.
+func (p *pool) releasePage(pg int32) {
+	if pg < 0 || int(pg) >= p.numPages || !p.allocated[pg] {
+		return
+	}
+	p.allocated[pg] = false
+	p.staged[pg/64] |= 1 << (pg % 64)
+	p.nStaged++
+	p.used--
 }
 
 func (p *pool) at(page int32, off int) cell {

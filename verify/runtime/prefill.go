@@ -280,7 +280,7 @@ func (w *prefillWorker) release(r *request) {
 		for i, pg := range r.pPages {
 			mine := i >= r.pOwnFrom
 			if mine && (i < existing/w.cfg.PageSize || i >= aligned/w.cfg.PageSize) {
-				w.pool.release([]int32{pg})
+				w.pool.releasePage(pg)
 			}
 		}
 	} else {
