@@ -1,9 +1,6 @@
 package runtime
 
-import (
-	"container/heap"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // clock is the virtual clock: a queue of events ordered by time, then by the order they
 // were scheduled, so a run is a pure function of its scenario and seed. Times are in
@@ -35,7 +32,7 @@ func (c *clock) push(t int64, weak bool, fn func()) {
 	if !weak {
 		c.strong++
 	}
-	heap.Push(&c.events, event{at: t, seq: c.seq, weak: weak, fn: fn})
+	c.events.push(event{at: t, seq: c.seq, weak: weak, fn: fn})
 }
 
 func (c *clock) at(t int64, fn func()) { c.push(t, false, fn) }
@@ -52,7 +49,7 @@ func (c *clock) next() int64 { return c.events[0].at }
 
 // step fires the earliest event.
 func (c *clock) step() {
-	e := heap.Pop(&c.events).(event)
+	e := c.events.pop()
 	c.now = e.at
 	if !e.weak {
 		c.strong--
@@ -62,22 +59,57 @@ func (c *clock) step() {
 	e.fn()
 }
 
+// eventHeap is a binary min-heap of events. It is typed rather than container/heap's
+// interface so that pushing and popping an event does not box it on the heap. (at, seq)
+// is unique per event, so the order events fire in is the same for any correct heap.
 type eventHeap []event
 
 func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+
+func (h eventHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
+
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = event{} // drop the closure so it can be collected
+	q = q[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // newRand is a seeded generator for one component (stream), so that what one worker

@@ -39,10 +39,16 @@ type decodeWorker struct {
 	aborts      int
 	peakRunning int
 	decoded     int64
+	// scheduleFn and finishStepFn are the methods bound once: a method value allocates a
+	// closure each time it is taken, once per queued event.
+	scheduleFn   func()
+	finishStepFn func()
+	batchBuf     []*request // finishStep's copy of the batch, kept between steps
 }
 
 func newDecodeWorker(s *sim, idx int, name string, cfg Worker) *decodeWorker {
 	w := &decodeWorker{s: s, idx: idx, name: name, cfg: cfg, rng: newRand(s.sc.Seed, "decode/"+name)}
+	w.scheduleFn, w.finishStepFn = w.schedule, w.finishStep
 	w.pool = newPool(cfg.PoolTokens, cfg.PageSize, cfg.ZeroPagesOnAlloc)
 	n := cfg.MaxRunningRequests * slotsPerRunning
 	w.slots = make([]*request, n)
@@ -93,7 +99,7 @@ func (w *decodeWorker) kick() {
 		return
 	}
 	w.kicked = true
-	w.s.clock.after(0, w.schedule)
+	w.s.clock.after(0, w.scheduleFn)
 }
 
 // allocatable is _allocatable_token_budgets: free tokens minus the larger of the reserve
@@ -211,9 +217,7 @@ func (w *decodeWorker) schedule() {
 	w.makeRoom()
 	for _, r := range w.running {
 		if w.needsPage(r) {
-			if pages, ok := w.pool.alloc(1); ok {
-				r.dPages = append(r.dPages, pages...)
-			}
+			r.dPages, _ = w.pool.appendAlloc(r.dPages, 1)
 		}
 	}
 	if len(w.running) == 0 {
@@ -228,7 +232,7 @@ func (w *decodeWorker) schedule() {
 		kv += writePos(r) + 1
 	}
 	d := w.s.cost(w.rng, t.DecodeStepUs+float64(len(w.running))*t.DecodePerRequestUs+float64(kv)*t.DecodePerContextTokenUs)
-	w.s.clock.after(d, w.finishStep)
+	w.s.clock.after(d, w.finishStepFn)
 }
 
 // writePos is the position whose KV a running request writes this step: that of its last
@@ -324,7 +328,9 @@ func (w *decodeWorker) retract(r *request) {
 func (w *decodeWorker) finishStep() {
 	w.busy = false
 	self := func(r *request) int32 { return int32(r.tenant + 1) }
-	for _, r := range slices.Clone(w.running) {
+	// Iterate over a copy: finishing a request deletes it from w.running.
+	batch := append(w.batchBuf[:0], w.running...)
+	for _, r := range batch {
 		if r.done || r.dState != dRunning {
 			continue
 		}
@@ -348,6 +354,8 @@ func (w *decodeWorker) finishStep() {
 			w.s.finish(r, "ok", 200, "")
 		}
 	}
+	clear(batch)
+	w.batchBuf = batch[:0]
 	w.kick()
 }
 
@@ -370,7 +378,7 @@ func (w *decodeWorker) recitation(r *request, pos int) []byte {
 		return r.recit
 	}
 	at := func(i int) cell { return w.pool.cellAt(r.dPages, i) }
-	r.recit = recite(len(r.prompt), at)
+	r.recit = reciteAppend(r.recit, len(r.prompt), at)
 	scanReads(&r.reads, w.pool, r.dPages, pos+1, int32(r.tenant+1), "decode", w.name, w.s.tenantName)
 	r.decodePages = max(r.decodePages, len(r.dPages))
 	r.seen = r.seen[:0]

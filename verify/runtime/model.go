@@ -38,8 +38,12 @@ func cellHash(prev uint64, tok byte, pos int) uint64 {
 
 // recite builds what the model says for a context whose prompt part is n tokens long;
 // at(i) reads the cell at position i through the page table.
-func recite(n int, at func(int) cell) []byte {
-	var out []byte
+func recite(n int, at func(int) cell) []byte { return reciteAppend(nil, n, at) }
+
+// reciteAppend is recite writing into dst[:0], so a caller that recites again and again
+// can reuse one buffer.
+func reciteAppend(dst []byte, n int, at func(int) cell) []byte {
+	out := dst[:0]
 	for i := 0; i < n; i++ {
 		if at(i).tok != markerOpen {
 			continue
@@ -82,13 +86,19 @@ func tokenAt(recitation []byte, k int) byte {
 // referenceOutput is what the model says for prompt when it reads exactly its own KV: the
 // ground truth an isolated, correct run would deliver.
 func referenceOutput(prompt []byte, n int) []byte {
-	cells := make([]cell, len(prompt))
-	var prev uint64
+	// recite reads every cell's token but only the last cell's hash, so the chain is
+	// folded into that one value rather than materialised cell by cell.
+	var last uint64
 	for i, t := range prompt {
-		prev = cellHash(prev, t, i)
-		cells[i] = cell{hash: prev, tok: t}
+		last = cellHash(last, t, i)
 	}
-	r := recite(len(cells), func(i int) cell { return cells[i] })
+	r := recite(len(prompt), func(i int) cell {
+		c := cell{tok: prompt[i]}
+		if i == len(prompt)-1 {
+			c.hash = last
+		}
+		return c
+	})
 	out := make([]byte, n)
 	for k := range out {
 		out[k] = tokenAt(r, k)

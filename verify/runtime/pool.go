@@ -1,6 +1,9 @@
 package runtime
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // pool is a paged KV pool and its allocator, modelled on SGLang's
 // PagedTokenToKVPoolAllocator (mem_cache/allocator/paged.py). In PD mode the allocator is
@@ -14,8 +17,17 @@ type pool struct {
 	cells     []cell
 	allocated []bool
 	version   []uint32 // bumped on every write into the page
-	free      []int32
-	staged    []int32
+	// The free list is kept as two bitsets rather than slices of page numbers. SGLang's
+	// free list is sorted after every merge and consumed from its front, so it always
+	// holds ascending page numbers and an allocation takes its lowest pages: the lowest
+	// set bits at or after cursor are exactly those pages, in that order. Staged pages
+	// wait in their own bitset until a merge ORs them in, which is what sorting the
+	// concatenation yields, without a sort or an allocation per freed page.
+	free      []uint64
+	staged    []uint64
+	cursor    int // no free bit below this page
+	nFree     int
+	nStaged   int
 	zeroAlloc bool
 	used      int // pages handed out
 	peakUsed  int
@@ -23,22 +35,28 @@ type pool struct {
 
 func newPool(tokens, pageSize int, zeroOnAlloc bool) *pool {
 	n := tokens / pageSize
+	words := (n + 63) / 64
 	p := &pool{
 		pageSize:  pageSize,
 		numPages:  n,
 		cells:     make([]cell, n*pageSize),
 		allocated: make([]bool, n),
 		version:   make([]uint32, n),
-		free:      make([]int32, n),
+		free:      make([]uint64, words),
+		staged:    make([]uint64, words),
+		nFree:     n,
 		zeroAlloc: zeroOnAlloc,
 	}
 	for i := range p.free {
-		p.free[i] = int32(i)
+		p.free[i] = ^uint64(0)
+	}
+	if r := n % 64; r != 0 {
+		p.free[words-1] = 1<<r - 1
 	}
 	return p
 }
 
-func (p *pool) availablePages() int  { return len(p.free) + len(p.staged) }
+func (p *pool) availablePages() int  { return p.nFree + p.nStaged }
 func (p *pool) availableTokens() int { return p.availablePages() * p.pageSize }
 
 // alloc hands out n pages, or nothing when fewer than n are available.
@@ -46,33 +64,58 @@ func (p *pool) alloc(n int) ([]int32, bool) {
 	if n <= 0 {
 		return nil, true
 	}
-	if n > len(p.free) {
-		p.mergeAndSortFree()
-	}
-	if n > len(p.free) {
-		return nil, false
-	}
-	out := slices.Clone(p.free[:n])
-	p.free = p.free[n:]
-	for _, pg := range out {
-		p.allocated[pg] = true
-		if p.zeroAlloc {
-			clear(p.cells[int(pg)*p.pageSize : (int(pg)+1)*p.pageSize])
-			p.version[pg]++
-		}
-	}
-	p.used += n
-	p.peakUsed = max(p.peakUsed, p.used)
-	return out, true
+	return p.appendAlloc(nil, n)
 }
 
+// appendAlloc is alloc appending the pages to dst; on failure dst comes back unchanged.
+func (p *pool) appendAlloc(dst []int32, n int) ([]int32, bool) {
+	if n <= 0 {
+		return dst, true
+	}
+	if n > p.nFree {
+		p.mergeAndSortFree()
+	}
+	if n > p.nFree {
+		return dst, false
+	}
+	dst = slices.Grow(dst, n)
+	taken := 0
+	for wi := p.cursor / 64; taken < n; wi++ {
+		word := p.free[wi]
+		for word != 0 && taken < n {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			pg := int32(wi*64 + b)
+			dst = append(dst, pg)
+			p.allocated[pg] = true
+			if p.zeroAlloc {
+				clear(p.cells[int(pg)*p.pageSize : (int(pg)+1)*p.pageSize])
+				p.version[pg]++
+			}
+			taken++
+			p.cursor = int(pg) + 1
+		}
+		p.free[wi] = word
+	}
+	p.nFree -= n
+	p.used += n
+	p.peakUsed = max(p.peakUsed, p.used)
+	return dst, true
+}
+
+// mergeAndSortFree is merge_and_sort_free: the staged pages join the free list, which
+// is sorted again — for bitsets, an OR and a cursor back at the lowest page.
 func (p *pool) mergeAndSortFree() {
-	if len(p.staged) == 0 {
+	if p.nStaged == 0 {
 		return
 	}
-	p.free = append(p.free, p.staged...)
-	p.staged = p.staged[:0]
-	slices.Sort(p.free)
+	for i, w := range p.staged {
+		p.free[i] |= w
+	}
+	clear(p.staged)
+	p.nFree += p.nStaged
+	p.nStaged = 0
+	p.cursor = 0
 }
 
 // release returns pages to the allocator. Like _release_page_ids, it ignores pages that
@@ -80,13 +123,19 @@ func (p *pool) mergeAndSortFree() {
 // not to whoever still holds the page.
 func (p *pool) release(pages []int32) {
 	for _, pg := range pages {
-		if pg < 0 || int(pg) >= p.numPages || !p.allocated[pg] {
-			continue
-		}
-		p.allocated[pg] = false
-		p.staged = append(p.staged, pg)
-		p.used--
+		p.releasePage(pg)
 	}
+}
+
+// releasePage is release for a single page.
+func (p *pool) releasePage(pg int32) {
+	if pg < 0 || int(pg) >= p.numPages || !p.allocated[pg] {
+		return
+	}
+	p.allocated[pg] = false
+	p.staged[pg/64] |= 1 << (pg % 64)
+	p.nStaged++
+	p.used--
 }
 
 func (p *pool) at(page int32, off int) cell {

@@ -24,11 +24,14 @@ type prefillWorker struct {
 	waiting   []*request
 	chunked   *request
 	linkFree  int64 // when the KV link is free for the next transfer
-	busy      bool
-	kicked    bool
-	steps     int
-	computed  int64
-	cachedHit int64
+	// scheduleFn is w.schedule bound once: a method value allocates a closure each time
+	// it is taken, and kick takes it for every event it queues.
+	scheduleFn func()
+	busy       bool
+	kicked     bool
+	steps      int
+	computed   int64
+	cachedHit  int64
 }
 
 type chunkWork struct {
@@ -38,6 +41,7 @@ type chunkWork struct {
 
 func newPrefillWorker(s *sim, idx int, name string, cfg Worker) *prefillWorker {
 	w := &prefillWorker{s: s, idx: idx, name: name, cfg: cfg, rng: newRand(s.sc.Seed, "prefill/"+name)}
+	w.scheduleFn = w.schedule
 	w.pool = newPool(cfg.PoolTokens, cfg.PageSize, cfg.ZeroPagesOnAlloc)
 	if *cfg.RadixCache {
 		w.cache = newRadixCache(w.pool, cfg.EvictionPolicy)
@@ -102,7 +106,7 @@ func (w *prefillWorker) kick() {
 		return
 	}
 	w.kicked = true
-	w.s.clock.after(0, w.schedule)
+	w.s.clock.after(0, w.scheduleFn)
 }
 
 // schedule forms the next prefill batch (PrefillAdder, managers/schedule_policy.py) and
@@ -276,7 +280,7 @@ func (w *prefillWorker) release(r *request) {
 		for i, pg := range r.pPages {
 			mine := i >= r.pOwnFrom
 			if mine && (i < existing/w.cfg.PageSize || i >= aligned/w.cfg.PageSize) {
-				w.pool.release([]int32{pg})
+				w.pool.releasePage(pg)
 			}
 		}
 	} else {

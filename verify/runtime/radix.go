@@ -31,6 +31,8 @@ type radixCache struct {
 
 	evictions     int
 	evictedTokens int
+
+	leaves []*radixNode // evict's heap storage, kept between calls
 }
 
 type radixNode struct {
@@ -196,7 +198,7 @@ func (c *radixCache) evict(tokens int) int {
 	if tokens <= 0 {
 		return 0
 	}
-	h := &leafHeap{lfu: c.lfu}
+	h := &leafHeap{nodes: c.leaves[:0], lfu: c.lfu}
 	for _, n := range c.nodes {
 		if !n.removed && len(n.children) == 0 && n.lockRef == 0 {
 			h.nodes = append(h.nodes, n)
@@ -218,6 +220,8 @@ func (c *radixCache) evict(tokens int) int {
 			heap.Push(h, p)
 		}
 	}
+	clear(h.nodes[:cap(h.nodes)]) // evicted nodes must not stay reachable from here
+	c.leaves = h.nodes[:0]
 	c.compact()
 	return freed
 }
