@@ -82,7 +82,7 @@ var hostileCases = []hostileCase{
 		message: `this Deployment "bomb" expands (through aliases) to more nodes than kvlint walks`},
 	{name: "very deep nesting", file: "deep.yaml", line: 1, message: "invalid YAML: exceeded max depth of 10000",
 		setup: func(t *testing.T, dir string, _ *Options) []string {
-			deep := "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n"
+			deep := "a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\ncommand: [vllm, serve, m]\n"
 			return []string{writeFile(t, filepath.Join(dir, "deep.yaml"), []byte(deep))}
 		}},
 	{name: "100 MB file", file: "huge.yaml", message: "file is larger than 16 MiB; not read",
@@ -100,13 +100,15 @@ var hostileCases = []hostileCase{
 			for i := range data {
 				data[i] = byte(r.UintN(256))
 			}
+			// A broken document is an error when it names an engine.
+			data = append(data, "\ncommand: [vllm, serve, m]\n"...)
 			return []string{writeFile(t, filepath.Join(dir, "blob.yaml"), data)}
 		}},
 	{name: "non-UTF-8 shell script", setup: checkedIn("non-utf8"), file: "non-utf8/latin1.sh", line: 2,
 		message: "shell syntax error: invalid UTF-8 encoding"},
-	{name: "non-UTF-8 YAML", file: "latin1.yaml", line: 2, message: "invalid YAML: incomplete UTF-8 octet sequence",
+	{name: "non-UTF-8 YAML", file: "latin1.yaml", line: 3, message: "invalid YAML: incomplete UTF-8 octet sequence",
 		setup: func(t *testing.T, dir string, _ *Options) []string {
-			return []string{writeFile(t, filepath.Join(dir, "latin1.yaml"), []byte("kind: Pod\nname: caf\xe9\n"))}
+			return []string{writeFile(t, filepath.Join(dir, "latin1.yaml"), []byte("kind: Pod\ncommand: [vllm, serve, m]\nname: caf\xe9\n"))}
 		}},
 	{name: "truncated YAML", setup: checkedIn("truncated-yaml"), file: "truncated-yaml/decode.yaml", line: 10,
 		message: "invalid YAML: found unexpected end of stream"},

@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 
@@ -49,7 +48,7 @@ func unlaunchedIn(f *source.File, images *engine.ImageTable) []Unlaunched {
 		if seen[m.Kind] {
 			return true
 		}
-		comment, quoted := lineContext(f.Data, m.Start, f.Syntax)
+		comment, quoted := source.LineContext(f.Data, m.Start, f.Syntax)
 		if comment {
 			return true
 		}
@@ -69,42 +68,13 @@ func firstMention(f *source.File) (engine.Mention, bool) {
 	var first engine.Mention
 	found := false
 	engine.ScanMentions(f.Data, nil, func(m engine.Mention) bool {
-		if c, _ := lineContext(f.Data, m.Start, f.Syntax); c {
+		if c, _ := source.LineContext(f.Data, m.Start, f.Syntax); c {
 			return true
 		}
 		first, found = m, true
 		return false
 	})
 	return first, found
-}
-
-// lineContext reads the line up to offset at as the file's syntax would:
-// whether at is inside a comment ("#", or "//" in HCL, at the line's start
-// or after a blank and outside quotes) and whether it is inside a quoted
-// string. A mention in a comment is documentation, not a launch.
-func lineContext(data []byte, at int, syntax source.Syntax) (comment, quoted bool) {
-	ls := bytes.LastIndexByte(data[:at], '\n') + 1
-	var quote byte
-	for i := ls; i < at; i++ {
-		c := data[i]
-		switch {
-		case quote != 0:
-			if c == '\\' && quote == '"' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '\\':
-			i++
-		case c == '#' || (syntax == source.SyntaxHCL && c == '/' && i+1 < at && data[i+1] == '/'):
-			if i == ls || data[i-1] == ' ' || data[i-1] == '\t' {
-				return true, false
-			}
-		}
-	}
-	return false, quote != 0
 }
 
 // unlaunchedInDir is unlaunchedIn for a chart or module directory: the

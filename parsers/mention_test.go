@@ -29,30 +29,6 @@ func TestUnlaunchedInSkipsCommentsAndKeepsOnePerKind(t *testing.T) {
 	}
 }
 
-func TestLineContext(t *testing.T) {
-	tests := []struct {
-		line            string
-		syntax          source.Syntax
-		comment, quoted bool
-	}{
-		{"# X", source.SyntaxShell, true, false},
-		{"  # X", source.SyntaxYAML, true, false},
-		{"a # X", source.SyntaxShell, true, false},
-		{"a#X", source.SyntaxShell, false, false},
-		{`echo "# X`, source.SyntaxShell, false, true},
-		{`echo "a \" b X`, source.SyntaxShell, false, true},
-		{"a = 1 // X", source.SyntaxHCL, true, false},
-		{"a = 1 // X", source.SyntaxShell, false, false},
-	}
-	for _, tt := range tests {
-		data := []byte("first line\n" + tt.line)
-		comment, quoted := lineContext(data, len(data)-1, tt.syntax)
-		if comment != tt.comment || quoted != tt.quoted {
-			t.Errorf("%q: comment %v quoted %v, want %v %v", tt.line, comment, quoted, tt.comment, tt.quoted)
-		}
-	}
-}
-
 // A serverless file that names an engine is kept in the set (its note is
 // quoted); one that names none is let go.
 func TestParseKeepsFilesWithUnlaunchedMentions(t *testing.T) {

@@ -130,7 +130,24 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 		all.Unanalysed = append(all.Unanalysed, p.Unanalysed...)
 	}
 	all.Unlaunched = withoutLaunches(all.Unlaunched, all.Servers)
+	all.Unanalysed = distinctUnanalysed(all.Unanalysed)
 	return all
+}
+
+// distinctUnanalysed keeps the first of each remote module call: a local
+// module that two root modules call (two examples sharing ../modules/network)
+// is parsed with each root, and its remote module is one thing not read,
+// written at one place, not one per caller.
+func distinctUnanalysed(us []Unanalysed) []Unanalysed {
+	seen := map[Unanalysed]bool{}
+	kept := us[:0]
+	for _, u := range us {
+		if !seen[u] {
+			seen[u] = true
+			kept = append(kept, u)
+		}
+	}
+	return kept
 }
 
 // withoutLaunches drops the mentions in files another file's parse found a

@@ -14,7 +14,7 @@ func TestParseFileSetKeepsServicesAndOrder(t *testing.T) {
 		"a.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: pool}\nspec: {selector: {app: pool}}\n",
 		"b.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: pool}}\nspec:\n  containers:\n    - command: [python3, -m, sglang.launch_server, --model-path, m]\n",
 		"c.sh":   "#!/bin/sh\npython3 -m sglang.launch_server --model-path m\n",
-		"d.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+		"d.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\ncommand: [vllm, serve, m]\n",
 	})
 	files, errs := Discover([]string{root}, &Ignore{})
 	if len(errs) != 0 {
@@ -49,7 +49,7 @@ func TestParseFileSetKeepsWhatItRead(t *testing.T) {
 	write(t, root, map[string]string{
 		"run":                           "#!/bin/sh\npython3 -m sglang.launch_server --config cfg.yaml\n",
 		"cfg.yaml":                      "model-path: m\n",
-		"pod.yaml":                      "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+		"pod.yaml":                      "apiVersion: v1\nkind: Pod\nmetadata: [\ncommand: [vllm, serve, m]\n",
 		"mod/main.tf":                   "locals {\n  a = 1\n}\n",
 		"chart/Chart.yaml":              "apiVersion: v2\nname: c\nversion: 0.1.0\n",
 		"chart/values.yaml":             "replicas: 1\n",
@@ -104,7 +104,7 @@ func TestParseFileSetLetsGoWhatCannotBeReported(t *testing.T) {
 		"svc.yaml":    "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports: [{port: 80}]\n",
 		"web.yaml":    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n",
 		"marked.yaml": "# kvlint:ignore-file KV101 -- sized elsewhere\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
-		"broken.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\n",
+		"broken.yaml": "apiVersion: v1\nkind: Pod\nmetadata: [\ncommand: [vllm, serve, m]\n",
 	})
 	files, errs := Discover([]string{root}, &Ignore{})
 	if len(errs) > 0 {

@@ -61,6 +61,7 @@ type parser struct {
 	lines  *source.Index
 	escape byte
 	images *engine.ImageTable
+	empty  bool // no instruction at all: nothing built, nothing to report
 	meta   vars // ARGs before the first FROM, visible to FROM lines
 	stages []*stage
 	byName map[string]*stage
@@ -136,7 +137,10 @@ func (p *parser) parse() {
 		p.errorf(e.line.text.trimSpace(), "%v", e.err)
 	}
 	if len(logical) == 0 {
-		p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no instructions"})
+		// An empty Dockerfile (a placeholder kept in a repository) builds
+		// nothing and launches nothing: there is nothing to check, and no
+		// place in it to point an error at.
+		p.empty = true
 		return
 	}
 	for _, l := range logical {
@@ -514,7 +518,7 @@ func (p *parser) elementArgs(elems []element) []arg {
 
 func (p *parser) final() *stage {
 	if len(p.stages) == 0 {
-		if len(p.errs) == 0 {
+		if len(p.errs) == 0 && !p.empty {
 			p.errs = append(p.errs, &diag.Diagnostic{Span: deploy.Span{File: p.name}, Message: "the Dockerfile has no FROM instruction"})
 		}
 		return nil

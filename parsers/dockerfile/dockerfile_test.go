@@ -263,7 +263,6 @@ func TestErrors(t *testing.T) {
 		{"bad escape directive", "# escape=x\nFROM img\n", "Dockerfile:1:1: invalid escape token 'x' does not match ` or \\"},
 		{"SHELL not JSON", "FROM img\nSHELL /bin/bash -c\n", "Dockerfile:2:7: SHELL requires the arguments to be in JSON form"},
 		{"shell syntax error in the command", "FROM img\nCMD sglang serve \\\n  --tp \"2\n", "Dockerfile:3:8: shell syntax error: reached EOF without closing quote `\"`"},
-		{"no instructions", "# only a comment\n\n", "Dockerfile: the Dockerfile has no instructions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -326,5 +325,19 @@ func TestDoublingEnvBounded(t *testing.T) {
 	// value that does not fit once A1..A19 are paid for.
 	if !strings.Contains(e.Message, "expand to more than") || e.Span.Line < 20 || e.Span.Line > 23 {
 		t.Fatalf("error %s at %d:%d", e.Message, e.Span.Line, e.Span.Col)
+	}
+}
+
+// TestEmptyDockerfile checks that a Dockerfile with no instruction (empty,
+// or comments alone) yields neither a server nor an error.
+func TestEmptyDockerfile(t *testing.T) {
+	for _, in := range []string{"", "# only a comment\n\n", "\n\n"} {
+		p, final := analyse("Dockerfile", []byte(in))
+		if final != nil {
+			p.commands(final)
+		}
+		if len(p.errs) != 0 || final != nil {
+			t.Errorf("%q: errors %v, final stage %v, want neither", in, p.errs, final)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestDiagnostics(t *testing.T) {
 			8, 9, "containers must be a list"},
 		{"env is a mapping", podHead + "      command: [python3, -m, sglang.launch_server]\n      env: {TP: 2}\n",
 			9, 12, "env must be a list"},
-		{"tab indentation", "apiVersion: v1\nkind: Pod\n\tspec: {}\n", 3, 1, "invalid YAML"},
+		{"tab indentation", "apiVersion: v1\nkind: Pod\n\tcommand: [vllm, serve, m]\n", 3, 1, "invalid YAML"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,5 +189,34 @@ func TestDeepNestingIsBounded(t *testing.T) {
 	_, errs := parseString(in)
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "deeper") {
 		t.Errorf("errors %v, want one about nesting", errs)
+	}
+}
+
+// TestSyntaxErrorsOfEnginelessDocuments checks that a document that cannot
+// be read is an error only when it names an engine outside comments: a
+// templated recipe is not a manifest, a broken pod that runs vLLM is.
+func TestSyntaxErrorsOfEnginelessDocuments(t *testing.T) {
+	cases := []struct {
+		name, in string
+		lines    []int
+	}{
+		{"jinja recipe", "{% set name = \"x\" %}\npackage:\n  name: {{ name }}\n", nil},
+		{"go template", "spec:\n  platforms:\n  - {{addURI \"u\" .Tag | indent 4}}\n", nil},
+		{"engine in a comment", "# runs vllm serve\n{% set a = 1 %}\n", nil},
+		{"engine named", "{% set m = \"x\" %}\ncommand: [vllm, serve, m]\n", []int{1}},
+		{"image named", "image: vllm/vllm-openai:v0.9.0\n\tspec: {}\n", []int{2}},
+		{"only the document that names it", "a: [\n---\nb: c: d\ncommand: [python3, -m, sglang.launch_server]\n", []int{3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs := parseString(c.in)
+			var lines []int
+			for _, e := range errs {
+				lines = append(lines, e.Span.Line)
+			}
+			if fmt.Sprint(lines) != fmt.Sprint(c.lines) {
+				t.Errorf("errors %v, want at lines %v", errs, c.lines)
+			}
+		})
 	}
 }

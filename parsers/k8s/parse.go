@@ -100,6 +100,7 @@ func ParseManifestWith(name string, data []byte, read engine.ReadFile, images *e
 func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Manifest {
 	src := yamlsrc.FromFile(f)
 	docs, errs := src.Documents()
+	errs = enginelessDropped(f, src, errs, opt.Images)
 	p := &parser{src: src, read: read, images: opt.Images, errs: errs, runtimes: indexRuntimes(docs), extMaps: opt.ConfigMaps}
 	p.ome = opt.OME
 	if p.ome == nil && bytes.Contains(f.Data, []byte("ome.io/")) {
@@ -115,6 +116,31 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 		p.object(d.Root, 0)
 	}
 	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs}
+}
+
+// enginelessDropped keeps the syntax errors of the documents that name an
+// engine (an engine's program or module, or an image whose entrypoint
+// starts one) outside comments. Every YAML file no other format claims is
+// read as a manifest, and many are not: a conda recipe or a krew plugin
+// manifest written as a Jinja or Go template, a ClusterLoader config. A
+// document that names no engine cannot launch one kvlint knows, so that it
+// cannot be read is no reason to fail the run; one that names an engine may
+// hide a server, and its error stays.
+func enginelessDropped(f *source.File, src *yamlsrc.Source, errs []*diag.Diagnostic, images *engine.ImageTable) []*diag.Diagnostic {
+	var out []*diag.Diagnostic
+	for _, e := range errs {
+		start, end := src.PartAt(e.Span.Line)
+		named := false
+		engine.ScanMentions(f.Data[start:end], images, func(m engine.Mention) bool {
+			comment, _ := source.LineContext(f.Data, start+m.Start, source.SyntaxYAML)
+			named = !comment
+			return comment
+		})
+		if named {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 type parser struct {

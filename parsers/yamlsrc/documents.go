@@ -226,3 +226,22 @@ func (s *Source) leadingTab(from, last int) (int, bool) {
 	}
 	return 0, false
 }
+
+// PartAt is the text of the document holding a line, as Documents splits
+// the stream: the byte offsets from its document marker (or the start of
+// the file) to the next marker (or the end of the file).
+func (s *Source) PartAt(line int) (start, end int) {
+	first := max(min(line, s.Lines()), 1)
+	for first > 1 && !s.isDocumentStart(first) {
+		first--
+	}
+	last := max(line, 1) + 1
+	for last <= s.Lines() && !s.isDocumentStart(last) {
+		last++
+	}
+	end = len(s.Data)
+	if last <= s.Lines() {
+		end = s.LineStart(last)
+	}
+	return s.LineStart(first), end
+}

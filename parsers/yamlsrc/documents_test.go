@@ -49,3 +49,28 @@ func TestPositionsWithByteOrderMarkAndWideCharacters(t *testing.T) {
 		t.Errorf("k span %+v", sp)
 	}
 }
+
+// TestPartAt checks that the part holding a line is the one Documents
+// decodes it in: from its marker to the next, the first and last parts
+// bounded by the file.
+func TestPartAt(t *testing.T) {
+	in := "a: 1\n---\nb: [\n---\nc: 3"
+	src := NewSource("f.yaml", []byte(in))
+	cases := []struct {
+		line int
+		want string
+	}{
+		{1, "a: 1\n"},
+		{2, "---\nb: [\n"},
+		{3, "---\nb: [\n"},
+		{5, "---\nc: 3"},
+		{9, "---\nc: 3"},
+		{0, "a: 1\n"},
+	}
+	for _, c := range cases {
+		s, e := src.PartAt(c.line)
+		if got := in[s:e]; got != c.want {
+			t.Errorf("line %d: %q, want %q", c.line, got, c.want)
+		}
+	}
+}
