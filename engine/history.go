@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -146,6 +147,22 @@ func (h *History) Exists(flag string, i int) (exists, known bool) {
 		}
 	}
 	return exists, known
+}
+
+// PrefixedAt lists, sorted, the option strings accepted at release index
+// i that start with prefix: what argparse's abbreviation matching
+// (Lib/argparse.py _get_option_tuples) could expand the prefix to there.
+func (h *History) PrefixedAt(prefix string, i int) []string {
+	var out []string
+	for flag := range h.Flags {
+		if strings.HasPrefix(flag, prefix) {
+			if exists, _ := h.Exists(flag, i); exists {
+				out = append(out, flag)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Next returns the first event of kind for flag after release index i.

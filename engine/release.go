@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
 )
@@ -40,6 +41,14 @@ func JudgeRelease(s *deploy.Server) {
 		switch is.Kind {
 		case deploy.FlagRemoved, deploy.FlagUnknown, deploy.FlagAmbiguous, deploy.FlagAbbreviated:
 			exists, known := h.Exists(is.Written, i)
+			if (is.Kind == deploy.FlagAmbiguous || is.Kind == deploy.FlagAbbreviated) && !known && exact && i != h.Newest() {
+				// A prefix that was never an option itself (a removed flag
+				// that now reads as a prefix keeps its finding) is matched
+				// against the options of the release that parses it, not
+				// against today's.
+				prefixAt(is, h, i, on)
+				continue
+			}
 			if is.Kind == deploy.FlagAmbiguous || is.Kind == deploy.FlagAbbreviated {
 				// A prefix of newer flags today; an exact option (which
 				// argparse takes before any prefix) at a release that has it.
@@ -162,4 +171,32 @@ func programOf(e deploy.Engine) Program {
 		return VLLMServer
 	}
 	return SGLangServer
+}
+
+// prefixAt judges a prefix the way argparse parses it at release index i
+// (CPython Lib/argparse.py _parse_optional → _get_option_tuples; allow_abbrev
+// is ArgumentParser's default, as SGLang's prepare_server_args builds it:
+// modal-projects/sglang@a4a3d823 python/sglang/srt/server_args.py): a prefix of one option there is an
+// abbreviation of that option, of several an ambiguity that exits, of none
+// an unknown option that exits.
+func prefixAt(is *deploy.FlagIssue, h *History, i int, on string) {
+	cands := h.PrefixedAt(is.Written, i)
+	switch len(cands) {
+	case 0:
+		is.Kind, is.Flag, is.Suggestion = deploy.FlagUnknown, is.Written, ""
+		is.Message = fmt.Sprintf("unrecognized argument %s: no option starts with it %s, so argparse exits", is.Written, on)
+	case 1:
+		is.Kind, is.Flag, is.Suggestion = deploy.FlagAbbreviated, cands[0], cands[0]
+		why := "a release that adds another option starting with it would make it ambiguous"
+		for j := i + 1; j < len(h.Releases); j++ {
+			if c := h.PrefixedAt(is.Written, j); len(c) > 1 {
+				why = fmt.Sprintf("from %s it could match %s, and argparse exits", h.Label(j), strings.Join(c, ", "))
+				break
+			}
+		}
+		is.Message = fmt.Sprintf("%s is an abbreviation argparse expands to %s %s; write the full name: %s", is.Written, cands[0], on, why)
+	default:
+		is.Kind, is.Suggestion = deploy.FlagAmbiguous, ""
+		is.Message = fmt.Sprintf("ambiguous option: %s could match %s %s; argparse exits", is.Written, strings.Join(cands, ", "), on)
+	}
 }

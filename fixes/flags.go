@@ -78,7 +78,9 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 		}
 		fix = s.rename(is, is.Flag, fmt.Sprintf("write the full name %s instead of %s", is.Flag, is.Written))
 	case deploy.FlagAmbiguous:
-		fix = s.ambiguous(t, is)
+		// A prefix of several options on the release that parses it
+		// (engine.JudgeRelease re-judges it there; one option there makes
+		// it an abbreviation): nothing says which one was meant.
 	case deploy.FlagDuplicate:
 		// argparse stores each occurrence in turn, so the last one wins
 		// (CPython Lib/argparse.py _StoreAction.__call__ setattr); the
@@ -185,73 +187,6 @@ func availableOn(s *deploy.Server, flag string) bool {
 	}
 	exists, known := h.Exists(flag, i)
 	return exists || !known
-}
-
-// ambiguous completes a prefix that several options of the newest table
-// start with, when the release the server runs had only one of them: on
-// that release argparse expanded the prefix to that option, so its full
-// name is what the launch has always meant, and writing it keeps the
-// meaning on every later release. argparse resolves an abbreviation
-// against the options registered at parse time (CPython
-// Lib/argparse.py _parse_optional → _get_option_tuples with
-// allow_abbrev, ArgumentParser's default, as SGLang's
-// prepare_server_args builds it: modal-projects/sglang@a4a3d823
-// python/sglang/srt/server_args.py prepare_server_args).
-//
-// With the release unknown, or one the flag history did not read itself
-// (it lies between two snapshots, either of which may hold a candidate),
-// every candidate is as likely as the next: no fix.
-func (s *Subject) ambiguous(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
-	if !strings.HasPrefix(is.Written, "--") || strings.Contains(is.Written, "=") {
-		return nil
-	}
-	h := engine.HistoryOf(s.Server.Engine)
-	if h == nil {
-		return nil
-	}
-	i, exact, ok := h.At(s.Server.Release.Version)
-	if !ok || !exact {
-		return nil
-	}
-	var only *engine.Flag
-	// A new slice: appending to Flags() could write into the table's own.
-	for _, f := range slices.Concat(t.Flags(), t.RemovedFlags()) {
-		for _, o := range f.OptionStrings() {
-			if !strings.HasPrefix(o, is.Written) {
-				continue
-			}
-			exists, known := h.Exists(o, i)
-			if !known {
-				return nil // the history cannot say whether the release had it
-			}
-			if !exists {
-				continue
-			}
-			if only != nil && only != f {
-				return nil // ambiguous on the release too
-			}
-			only = f
-		}
-	}
-	if only == nil || only.Removed != "" {
-		return nil
-	}
-	// The canonical name, when the release had it; else the option string
-	// the release had (an alias renamed since).
-	name := only.Name
-	if exists, _ := h.Exists(name, i); !exists {
-		name = ""
-		for _, o := range only.OptionStrings() {
-			if exists, _ := h.Exists(o, i); exists && strings.HasPrefix(o, is.Written) {
-				name = o
-				break
-			}
-		}
-		if name == "" {
-			return nil
-		}
-	}
-	return s.rename(is, name, fmt.Sprintf("write the full name %s instead of %s: on %s it is the only option that starts with %s, so argparse expanded it to %s there", name, is.Written, h.Label(i), is.Written, name))
 }
 
 // deprecated replaces a deprecated flag with the one SGLang or vLLM names

@@ -75,8 +75,9 @@ func TestFlagFixes(t *testing.T) {
 		{"quoted abbreviation", "'--tp' 2", "KV402", deploy.FlagAbbreviated, "", "'--tp-size' 2"},
 		{"ambiguous: no one name", "--pp 2", "KV402", deploy.FlagAmbiguous, "", ""},
 		// v0.5.3 had --pp-size alone; --pp-max-micro-batch-size came in
-		// 0.5.3.post1 (engine/data/sglang_server_history.tsv).
-		{"ambiguous today, one name on the release", "--pp 2 --port 1", "KV402", deploy.FlagAmbiguous, "0.5.3", "--pp-size 2 --port 1"},
+		// 0.5.3.post1 (engine/data/sglang_server_history.tsv): judged on
+		// its release the prefix is an abbreviation (engine.JudgeRelease).
+		{"ambiguous today, one name on the release", "--pp 2 --port 1", "KV402", deploy.FlagAbbreviated, "0.5.3", "--pp-size 2 --port 1"},
 		{"ambiguous on the release too", "--pp 2", "KV402", deploy.FlagAmbiguous, "0.5.6.post2", ""},
 		// Between two snapshots the history cannot say which it had.
 		{"ambiguous, release not read", "--pp 2", "KV402", deploy.FlagAmbiguous, "0.5.3.post9", ""},
