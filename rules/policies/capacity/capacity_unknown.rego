@@ -96,9 +96,15 @@ rest_note(missing, what) := "" if {
 	others := [label(m) | some m in sort(missing); m != what]
 }
 
-verb(others) := "is" if count(others) == 1
+# The weights are plural whatever their number: "the weights are unknown".
+verb(others) := "is" if {
+	count(others) == 1
+	not "weights" in others
+}
 
 verb(others) := "are" if count(others) > 1
+
+verb(others) := "are" if others == ["weights"]
 
 label("gpu") := "GPU"
 

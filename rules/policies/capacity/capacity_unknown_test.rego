@@ -162,3 +162,15 @@ test_quiet_for_a_vllm_server_whose_override_proves_the_cache_too_small if {
 	srv := vllm_server({"capacity": {"pool_upper_bound": 8192, "context_length": 131072}})
 	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
 }
+
+# "the weights are unknown", not "is": the noun is plural.
+test_the_weights_are_plural if {
+	srv := test.server({
+		"args": {"--model-path": {"value": "/models/llama", "known": true, "typed": "/models/llama"}},
+		"model": {"value": "/models/llama", "known": true, "typed": null},
+		"gpu": null,
+		"capacity": object.union(test.unknown_capacity, {"missing": ["gpu", "weights"]}),
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	endswith(f.msg, "(the weights are unknown too: `kvlint init` writes an entry to fill in for each)")
+}
