@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,22 +49,7 @@ func fixedFamily(rule string) bool {
 func copyExamples(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	err := filepath.WalkDir("../../examples", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("../../examples", p)
-		dst := filepath.Join(dir, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../../examples")); err != nil {
 		t.Fatal(err)
 	}
 	return dir
