@@ -131,7 +131,7 @@ func safetensorsBytes(cfs *confined.FS, file string) (int64, error) {
 		if bits, ok := safetensorsDtypeBits[t.Dtype]; ok {
 			elems := int64(1)
 			for _, d := range t.Shape {
-				if d < 0 || (d > 0 && elems > math.MaxInt64/8/d) {
+				if d < 0 || (d > 0 && elems > math.MaxInt64/64/d) {
 					return 0, bad("tensor %q: shape %v overflows", name, t.Shape)
 				}
 				elems *= d
@@ -140,7 +140,13 @@ func safetensorsBytes(cfs *confined.FS, file string) (int64, error) {
 				return 0, bad("tensor %q: %s%v takes %d bytes, its data_offsets span %d", name, t.Dtype, t.Shape, want, size)
 			}
 		}
-		total += size
+		// Offsets are capped at 2^50 and a valid file's tensors do not
+		// overlap, so their sum never passes it either; a header whose sum
+		// does is lying, and capping it keeps the sum over 512 files
+		// inside int64.
+		if total += size; total > 1<<50 {
+			return 0, bad("tensors sum to more than 2^50 bytes: their data_offsets overlap")
+		}
 	}
 	return total, nil
 }

@@ -32,8 +32,11 @@ type Workload struct {
 // no context window is longer than maxWorkloadTokens.
 const (
 	maxWorkloadConcurrency = 4096
-	maxWorkloadTenants     = 1024
-	maxWorkloadTokens      = 10_000_000
+	// The runtime generates at most 64 tenants (verify/workload.go
+	// maxTenants); a larger count would be run as 64 while verify says it
+	// ran the declared load.
+	maxWorkloadTenants = 64
+	maxWorkloadTokens  = 10_000_000
 )
 
 // UnmarshalYAML reads the mapping, each mistake placed on its node.

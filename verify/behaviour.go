@@ -154,12 +154,10 @@ func (p EnginePath) at(release string) (has, inferred bool) {
 	switch {
 	case p.Fixed != "":
 		return deploy.CompareVersions(release, p.Fixed) < 0, newer && p.FixedInferred
-	case p.FixedCommit != "":
-		// Fixed on main, in a release not established: every dated release has the path;
-		// a newer one is assumed to have it too, and says so.
-		return true, newer
 	}
-	// No fix known at the mirror's commit; a release newer than the mirror may have one.
+	// No fix in a dated release (fixed on main only, or not at all at the mirror's
+	// commit): every dated release has the path, and a newer one is assumed to have
+	// it too, and says so.
 	return true, newer
 }
 
