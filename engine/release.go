@@ -66,7 +66,13 @@ func JudgeRelease(s *deploy.Server) {
 				is.Message += "; " + on
 				continue
 			}
-			ev, _ := h.Next(is.Written, "removed", i)
+			ev, removed := h.Next(is.Written, "removed", i)
+			if !removed {
+				// The history has it on every later release while the
+				// parser's table does not: no release to name.
+				is.Message += "; " + on
+				continue
+			}
 			if !exact {
 				// The release lies between two snapshots, one with the
 				// flag and one without: which side it is on is not known,

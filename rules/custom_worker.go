@@ -204,7 +204,10 @@ func evaluateSent(req regoRequest) ([]regoAnswer, error) {
 	for i, pkg := range req.Packages {
 		q, err := prepare(ctx, compiler, "data."+pkg+".deny[finding]")
 		if err != nil {
-			return nil, err
+			// This rule's failure, not the batch's: the other rules'
+			// findings survive.
+			answers[i].Err = sendable(err)
+			continue
 		}
 		rs, err := e.eval(ctx, q, input)
 		if err != nil {
