@@ -308,12 +308,5 @@ func reportFixed(w io.Writer, p *fixPlan, before, after *analysis.Result) {
 		}
 	}
 	fmt.Fprintf(w, "kvlint fix: %d edited %s, %d fixed, %d remaining, %d new, %d refused\n",
-		len(p.files), plural2(len(p.files), "file", "files"), fixed, remaining, added, len(p.refused))
-}
-
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		len(p.files), plural(len(p.files), "file", "files"), fixed, remaining, added, len(p.refused))
 }

@@ -81,12 +81,15 @@ leave unknown.`,
 				return err
 			}
 			text, n := initFile(res, dir)
-			if err := writeBeside(target, text); err != nil {
-				return inputError{err}
+			// The file must be one kvlint reads: checked before it
+			// replaces anything, so a bad one never reaches the disk.
+			if _, err := config.Parse(target, text); err != nil {
+				return internalError{fmt.Errorf("the %s kvlint would write does not load: %w", target, err)}
 			}
-			// The file must be one kvlint reads.
-			if _, err := config.Load(target); err != nil {
-				return internalError{fmt.Errorf("the written %s does not load: %w", target, err)}
+			// The writes of --format FMT=FILE: a temporary file renamed
+			// into place, never through a link, readable like any config.
+			if err := writeReplacing(target, text); err != nil {
+				return inputError{err}
 			}
 			z := report.SizingOf(res)
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d of %d servers with a KV pool need a declaration\n", target, n, z.Servers)
@@ -267,25 +270,4 @@ func comment(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// writeBeside writes data to path through a temporary file in the same
-// directory, renamed into place, so a reader never sees half a file.
-func writeBeside(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".kvlint.yaml.*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
