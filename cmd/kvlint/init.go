@@ -262,12 +262,10 @@ func relSpan(dir string, s deploy.Span) string {
 }
 
 // comment makes text safe inside a YAML comment: a line break or other
-// control character from the input would end the comment and inject YAML.
+// control character from the input would end the comment and inject YAML,
+// and bidirectional overrides would make it read otherwise than it parses.
+// report.Clean escapes those as the reporters do; YAML 1.1 readers also
+// break lines at U+2028/U+2029.
 func comment(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
-			return '?'
-		}
-		return r
-	}, s)
+	return strings.NewReplacer("\u2028", "?", "\u2029", "?").Replace(report.Clean(s))
 }

@@ -117,3 +117,12 @@ func TestInitCommentsAreOneLine(t *testing.T) {
 		t.Errorf("comment kept a line break: %q", got)
 	}
 }
+
+// A name from the checked files cannot break out of its YAML comment or
+// reorder how it reads.
+func TestInitCommentEscapes(t *testing.T) {
+	got := comment("gpu\nkey: x \u202eevil\u2028y\x85")
+	if strings.ContainsAny(got, "\n\u202e\u2028\x85") {
+		t.Fatalf("comment(...) = %q keeps a control or override character", got)
+	}
+}
