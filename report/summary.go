@@ -56,6 +56,13 @@ type triage struct {
 	// deployment, by server index.
 	deployment map[int]int
 	entries    []entry // in findingOrder of their first finding
+	// assumed counts the findings that rest on an undeclared tenancy, and
+	// the distinct deployments and servers they are on: several rules and,
+	// grouped by file, several folds can cover one server.
+	assumed struct {
+		deployments, servers map[int]bool
+		findings             int
+	}
 }
 
 // entry is one item of the report: a finding, or, when fold is set, the
@@ -102,6 +109,7 @@ func newTriage(res *analysis.Result, opt TextOptions) *triage {
 	}
 	folds := map[foldKey]*fold{}
 	foldServers := map[foldKey]map[int]bool{}
+	t.assumed.deployments, t.assumed.servers = map[int]bool{}, map[int]bool{}
 	var reported []*diag.Diagnostic
 	for i := range res.Findings {
 		if f := &res.Findings[i]; f.Suppression == nil {
@@ -131,6 +139,9 @@ func newTriage(res *analysis.Result, opt TextOptions) *triage {
 		fd.findings++
 		foldServers[k][f.Server] = true
 		fd.servers = len(foldServers[k])
+		t.assumed.deployments[di] = true
+		t.assumed.servers[f.Server] = true
+		t.assumed.findings++
 	}
 	return t
 }
@@ -452,17 +463,10 @@ func (t *triage) writeStops(w io.Writer) {
 // writeAssumed says, on one line, how many deployments and servers carry
 // findings that rest on an undeclared tenancy, and how to declare it.
 func (t *triage) writeAssumed(w io.Writer) {
-	deployments, servers, findings := 0, 0, 0
-	for _, e := range t.entries {
-		if e.fold != nil {
-			deployments++
-			servers += e.fold.servers
-			findings += e.fold.findings
-		}
-	}
-	if deployments == 0 {
+	a := t.assumed
+	if a.findings == 0 {
 		return
 	}
 	fmt.Fprintln(w, clip(fmt.Sprintf("assumed tenancy: %s, %s, %s; declare tenancy: in .kvlint.yaml",
-		plural(deployments, "deployment"), plural(servers, "server"), plural(findings, "finding")), summaryWidth))
+		plural(len(a.deployments), "deployment"), plural(len(a.servers), "server"), plural(a.findings, "finding")), summaryWidth))
 }

@@ -102,3 +102,25 @@ func TestClip(t *testing.T) {
 		t.Errorf("wrapParts = %q", got)
 	}
 }
+
+// Two rules resting on the same undeclared tenancy of one server are one
+// deployment and one server in the summary, two findings.
+func TestAssumedTenancyCountsDistinctServers(t *testing.T) {
+	srv := &deploy.Server{Name: "s", Span: deploy.Span{File: "a.yaml", Line: 1, Col: 1}}
+	res := &analysis.Result{
+		Servers:     []*deploy.Server{srv},
+		Deployments: []deploy.Deployment{{Name: "d", Tenancy: deploy.TenancyMulti, Servers: []*deploy.Server{srv}}},
+		Findings: []diag.Diagnostic{
+			{Rule: "KV301", Severity: "medium", Message: "shared prefix cache", Span: srv.Span, Server: 0},
+			{Rule: "KV303", Severity: "medium", Message: "shared external tier", Span: srv.Span, Server: 0},
+		},
+	}
+	var b bytes.Buffer
+	opt := TextOptions{Rules: []rules.Rule{{ID: "KV301", Assumes: rules.AssumesTenancy}, {ID: "KV303", Assumes: rules.AssumesTenancy}}}
+	if err := CheckText(&b, res, opt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "assumed tenancy: 1 deployment, 1 server, 2 findings;") {
+		t.Fatalf("summary:\n%s", b.String())
+	}
+}
