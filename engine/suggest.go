@@ -45,7 +45,7 @@ func (t *Table) suggest(written string) (*Flag, string) {
 		if f.Action == "help" || abs(len(other)-len(name)) > budget {
 			continue // the length alone rules it out
 		}
-		d := editDistance(name, other)
+		d := EditDistance(name, other)
 		if d < bestDist {
 			best, bestOpt, bestDist = f, o, d
 		}
@@ -69,9 +69,9 @@ func typoBudget(n int) int {
 	}
 }
 
-// editDistance is the optimal-string-alignment distance: insertions,
+// EditDistance is the optimal-string-alignment distance: insertions,
 // deletions, substitutions and transpositions of adjacent bytes.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	if len(a) > 256 || len(b) > 256 {
 		return 1 << 30 // nothing that long is a typo of a flag name
 	}

@@ -249,7 +249,7 @@ func (p *parser) checkKey(f *Flag, key string, span deploy.Span) {
 func closest(key string, keys []string) string {
 	best, bestDist := "", 1<<30
 	for _, k := range keys {
-		d := editDistance(key, k)
+		d := EditDistance(key, k)
 		if d < bestDist {
 			best, bestDist = k, d
 		}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
 	"github.com/kvlint/kvlint/edit"
@@ -100,7 +98,9 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 }
 
 // onlyClosest reports whether no other flag is as close to written as
-// suggestion is (by edit distance, over every option string): between
+// suggestion is (by engine.EditDistance, the distance argparse-style
+// suggestions use, transpositions counting one, over every option
+// string): between
 // two equally close flags a fix would be a guess.
 func onlyClosest(t *engine.Table, written, suggestion string) bool {
 	to, ok := t.Flag(suggestion)
@@ -110,14 +110,14 @@ func onlyClosest(t *engine.Table, written, suggestion string) bool {
 	name := strings.TrimLeft(written, "-")
 	best := 1 << 30
 	for _, o := range to.OptionStrings() {
-		best = min(best, levenshtein.ComputeDistance(name, strings.TrimLeft(o, "-")))
+		best = min(best, engine.EditDistance(name, strings.TrimLeft(o, "-")))
 	}
 	for _, f := range t.Flags() {
 		if f.Name == to.Name || f.Action == "help" {
 			continue
 		}
 		for _, o := range f.OptionStrings() {
-			if levenshtein.ComputeDistance(name, strings.TrimLeft(o, "-")) <= best {
+			if engine.EditDistance(name, strings.TrimLeft(o, "-")) <= best {
 				return false
 			}
 		}
@@ -292,7 +292,7 @@ func (s *Subject) choice(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 	}
 	best, bestDist, ties := "", 1<<30, 0
 	for _, c := range f.Choices {
-		d := levenshtein.ComputeDistance(strings.ToLower(v.Raw), strings.ToLower(c))
+		d := engine.EditDistance(strings.ToLower(v.Raw), strings.ToLower(c))
 		if strings.EqualFold(c, v.Raw) {
 			d = 0
 		}
