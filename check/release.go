@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
 
@@ -75,8 +74,7 @@ func pipPin(f *source.File, e deploy.Engine) (version, where string, span deploy
 	if f == nil {
 		return "", "", span, false
 	}
-	base := strings.ToLower(path.Base(f.Name))
-	if !(base == "dockerfile" || strings.HasPrefix(base, "dockerfile.") || strings.HasSuffix(base, ".dockerfile")) {
+	if source.SyntaxOf(f.Name) != source.SyntaxDockerfile {
 		return "", "", span, false
 	}
 	text := string(f.Data)
@@ -107,7 +105,9 @@ func pipPin(f *source.File, e deploy.Engine) (version, where string, span deploy
 		col := m[2] - (strings.LastIndexByte(text[:m[2]], '\n') + 1) + 1
 		version = strings.TrimRight(text[m[6]:m[7]], ".")
 		where, ok = fmt.Sprintf("pip install %s at %s:%d:%d", text[m[2]:m[3]], relative(f.Name), line, col), true
-		span = f.Index(source.LF).Span(f.Name, m[2], m[3])
+		// The version is what a finding about the release asks to change,
+		// as for a requirements or lock file pin.
+		span = f.Index(source.LF).Span(f.Name, m[6], m[6]+len(version))
 	}
 	return version, where, span, ok
 }

@@ -138,3 +138,13 @@ func TestRunsRelease(t *testing.T) {
 		t.Errorf("after --engine-release: %q %q %+v from %q", v, src, at, s.Release.From)
 	}
 }
+
+// A pip pin in a Dockerfile points at its version, the text a finding
+// about the release asks to change.
+func TestPipPinSpansTheVersion(t *testing.T) {
+	f := source.NewFile("Dockerfile", []byte("FROM python:3.11\nRUN pip install vllm==0.6.3\n"), source.SyntaxDockerfile)
+	version, _, span, ok := pipPin(f, deploy.EngineVLLM)
+	if !ok || version != "0.6.3" || span.Line != 2 || span.Col != 23 || span.EndCol != 28 {
+		t.Fatalf("pipPin = %q %+v %v, want 0.6.3 at 2:23-28", version, span, ok)
+	}
+}
