@@ -460,6 +460,10 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed quote", "run a\nrun --port \"30000\n", "e.sh:2:12: shell syntax error: reached EOF without closing quote `\"`"},
 		{"unterminated if", "run a\nif true; then\n  run\n", "e.sh:2:1: shell syntax error: `if` statement must end with `fi`"},
 		{"in a nested script", "ok\n  bash -c \"run 'x\"\n", "e.sh:2:16: in the script of sh -c: shell syntax error: reached EOF without closing quote `'`"},
+		// A template rendered before it runs says so; the plain arithmetic
+		// error above it (no {{ on its line) does not.
+		{"in a template action", "ok\nN=$(( 2 * {{ or .Spec.N 1 }} ))\n", "e.sh:2:14: shell syntax error: not a valid arithmetic operator: `or` (inside a {{ ... }} template action: this script is a template rendered before it runs, and kvlint reads it as written)"},
+		{"arithmetic", "ok\nN=$(( 2 * x or 1 ))\n", "e.sh:2:13: shell syntax error: not a valid arithmetic operator: `or`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -140,6 +140,24 @@ func (w *walker) runWith(st *vars) {
 	}
 }
 
+// templateHint explains a syntax error inside a Go template action
+// ({{ ... }} on the error's line, around it): the file is a template that
+// a controller or chart renders into the script that runs (KServe's
+// LLMInferenceServiceConfig, an operator's pod template), and kvlint reads
+// the script only as the template is written.
+func templateHint(text []byte, off int) string {
+	lineStart := bytes.LastIndexByte(text[:off], '\n') + 1
+	lineEnd := len(text)
+	if i := bytes.IndexByte(text[off:], '\n'); i >= 0 {
+		lineEnd = off + i
+	}
+	open := bytes.LastIndex(text[lineStart:off+min(2, lineEnd-off)], []byte("{{"))
+	if open < 0 || !bytes.Contains(text[lineStart+open:lineEnd], []byte("}}")) {
+		return ""
+	}
+	return " (inside a {{ ... }} template action: this script is a template rendered before it runs, and kvlint reads it as written)"
+}
+
 func (w *walker) parseError(err error) {
 	prefix := ""
 	switch {
@@ -153,7 +171,7 @@ func (w *walker) parseError(err error) {
 	switch {
 	case errors.As(err, &perr):
 		off := w.off(perr.Pos)
-		w.errorf(off, off+1, "%sshell syntax error: %s", prefix, perr.Text)
+		w.errorf(off, off+1, "%sshell syntax error: %s%s", prefix, perr.Text, templateHint(w.text, off))
 	case errors.As(err, &lerr):
 		off := w.off(lerr.Pos)
 		w.errorf(off, off+1, "%s%s is not supported in bash", prefix, lerr.Feature)
