@@ -485,6 +485,12 @@ func dpNote(dp int, dpAttention bool) string {
 // or a catalog id), else the catalog by id or by a path's last component.
 func (e *estimator) resolveModel() {
 	v := e.s.Model
+	if e.s.ModelNote != "" {
+		// How the parser paired a model no launch names with the
+		// server, or the models it could be: the user's first question
+		// when the model is not the one they expect.
+		e.est.assume("%s", e.s.ModelNote)
+	}
 	if !v.IsSet() || (v.Known && strings.TrimSpace(v.Raw) == "") {
 		e.est.need("model")
 		e.est.assume("the server names no model (%s)", e.modelFlags())

@@ -152,9 +152,17 @@ type Server struct {
 	// discovery, where a frontend finds them, instead of being named by URL.
 	Dynamo bool `json:"dynamo,omitempty"`
 
-	Model    Value `json:"model"`     // --model-path, or vLLM's positional model
-	GPU      Value `json:"gpu"`       // product name, node label value or instance type
-	GPUCount Value `json:"gpu_count"` // GPUs per pod/container
+	Model Value `json:"model"` // --model-path, or vLLM's positional model
+	// ModelNote says how a model that neither the launch nor a CRD names
+	// outright was paired with the server (an OME runtime joined with the
+	// base model its runtime selector would pick), or why several models
+	// could be; "" otherwise.
+	ModelNote string `json:"model_note,omitempty"`
+	// ModelCandidates are the models the files allow when they allow
+	// several: Model is then unknown, and the server runs one of them.
+	ModelCandidates []string `json:"model_candidates,omitempty"`
+	GPU             Value    `json:"gpu"`       // product name, node label value or instance type
+	GPUCount        Value    `json:"gpu_count"` // GPUs per pod/container
 	// GPUKey is the node label GPU was read from ("nvidia.com/gpu.product",
 	// "node.kubernetes.io/instance-type", …); "" when GPU is a product
 	// name (Slurm --gres, SkyPilot accelerators): the two are resolved
