@@ -241,6 +241,9 @@ func modelSection(b *bytes.Buffer, dir string, list []unsized) {
 				what = "its weights (the model's size)"
 			}
 			fmt.Fprintf(b, "#   # %s needs %s; written at %s\n", comment(u.where), what, relSpan(dir, s.Model.Span))
+			if len(s.ModelCandidates) > 0 {
+				fmt.Fprintf(b, "#   #   the files allow any of %s\n", comment(strings.Join(s.ModelCandidates, ", ")))
+			}
 			if v, ok := s.Args["--served-model-name"]; ok && v.Known && strings.TrimSpace(v.Raw) != "" {
 				fmt.Fprintf(b, "#   #   --served-model-name says %q (a hint only: the name clients send)\n", comment(v.Raw))
 			}
