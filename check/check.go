@@ -21,6 +21,7 @@ import (
 	"github.com/kvlint/kvlint/internal/confined"
 	"github.com/kvlint/kvlint/internal/parallel"
 	"github.com/kvlint/kvlint/parsers"
+	"github.com/kvlint/kvlint/parsers/k8s"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/source"
 )
@@ -87,7 +88,7 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	// The image table is the run's: every file is parsed with the same
 	// rows, the run's configuration's images: first.
 	images := kvengine.NewImageTable(cfg.ImageRows())
-	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images, Roots: opt.Paths, FS: cfs})
+	parsed := parsers.ParseFileSetWith(files, parsers.Options{TFVarFiles: opt.TFVarFiles, Environ: opt.Environ, Helm: releases, Files: sources, Images: images, Roots: opt.Paths, FS: cfs, ModelFacts: catalogFacts(capacity.Default())})
 	res.Servers = parsed.Servers
 	res.Errors = append(res.Errors, parsed.Errors...)
 	res.Unlaunched = unlaunched(parsed.Unlaunched)
@@ -207,6 +208,24 @@ func sortErrors(errs []*diag.Diagnostic) {
 		}
 		return a.Col < b.Col
 	})
+}
+
+// catalogFacts tells the parsers what the model catalog knows of an id:
+// OME's runtime selector pairs a runtime with a base model by the model's
+// architecture and size, which a base model's spec may leave to the
+// config.json kvlint's catalog copies.
+func catalogFacts(cat *capacity.Catalog) k8s.ModelFacts {
+	return func(id string) (k8s.ModelFact, bool) {
+		m, inferred, ok := cat.Identify(id)
+		if !ok {
+			return k8s.ModelFact{}, false
+		}
+		f := k8s.ModelFact{Params: m.Params, Quantized: m.Quant != nil, Inferred: inferred}
+		if len(m.Architectures) > 0 {
+			f.Architecture = m.Architectures[0]
+		}
+		return f, true
+	}
 }
 
 // capacityOptions applies the configuration's model mappings and GPU to

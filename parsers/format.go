@@ -255,7 +255,7 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 	return NoMatch, nil
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
-	m := k8s.ParseManifestFileWith(in.Source, in.Read, k8s.Options{Images: in.Options.Images, ConfigMaps: in.Options.configMaps, OME: in.Options.omeModels})
+	m := k8s.ParseManifestFileWith(in.Source, in.Read, k8s.Options{Images: in.Options.Images, ConfigMaps: in.Options.configMaps, OME: in.Options.omeModels, ModelFacts: in.Options.ModelFacts})
 	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
 }
 

@@ -43,6 +43,11 @@ type Options struct {
 	// FS is what every read of input goes through (internal/confined):
 	// nil confines to Roots, or without roots to the files parsed.
 	FS *confined.FS
+	// ModelFacts is what kvlint's model catalog knows of a Hugging Face
+	// id: the OME runtime selector reads a base model's architecture and
+	// size from it when the base model's spec does not write them. nil
+	// knows nothing.
+	ModelFacts k8s.ModelFacts
 
 	// configMaps are the ConfigMaps of the run's Kubernetes files, for
 	// the scripts containers run from ConfigMap volumes defined in

@@ -115,7 +115,7 @@ func ParseFileSetWith(files []File, opt Options) Parsed {
 	opt = withFiles(opt, files...)
 	files = withoutChildModules(files)
 	opt.configMaps = collectConfigMaps(files, opt.Files)
-	opt.omeModels = collectOMEModels(files, opt.Files)
+	opt.omeModels = collectOMEModels(files, opt.Files, opt.ModelFacts)
 	out := make([]Parsed, len(files))
 	parallel.For(len(files), func(i int) { out[i] = ParseAllWith(files[i], opt) })
 	// Charts and modules keep the files they read, indexes and all; the
@@ -180,8 +180,8 @@ func collectConfigMaps(files []File, set *source.Set) *k8s.ConfigMaps {
 // collectOMEModels joins the OME InferenceServices, base models and
 // runtimes of the run's Kubernetes files, which are usually written in
 // separate files (a model catalog, the runtimes, the services).
-func collectOMEModels(files []File, set *source.Set) *k8s.OMEModels {
-	return k8s.CollectOMEModels(kubernetesFilesWith(files, set, "ome.io/")...)
+func collectOMEModels(files []File, set *source.Set, facts k8s.ModelFacts) *k8s.OMEModels {
+	return k8s.CollectOMEModels(facts, kubernetesFilesWith(files, set, "ome.io/")...)
 }
 
 // kubernetesFilesWith returns the run's Kubernetes files whose text holds

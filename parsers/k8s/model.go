@@ -87,6 +87,13 @@ type OMEModels struct {
 	// serve with it (each an hf:// id spanning where its base model writes
 	// it), with the path the base model is stored at.
 	byRuntime map[string][]omeBinding
+	// bases are the base models of the manifests, in file order: the
+	// ones a runtime no InferenceService names is paired with the way
+	// OME's runtime selector would (omeselect.go).
+	bases []omeBase
+	// facts is what kvlint's model catalog knows of an id; nil knows
+	// nothing.
+	facts ModelFacts
 }
 
 type omeBinding struct {
@@ -105,12 +112,13 @@ func isOME(apiVersion string) bool { return strings.HasPrefix(apiVersion, "ome.i
 // An InferenceService that names no runtime has one the controller selects
 // by the model's format and size, which the files do not decide: it binds
 // nothing.
-func CollectOMEModels(files ...*source.File) *OMEModels {
+func CollectOMEModels(facts ModelFacts, files ...*source.File) *OMEModels {
 	type baseModel struct {
 		model     deploy.Value
 		storePath string
 	}
 	bases := map[string]baseModel{}
+	var all []omeBase
 	type isvc struct {
 		model, runtime string
 		ref            deploy.Span
@@ -139,6 +147,7 @@ func CollectOMEModels(files ...*source.File) *OMEModels {
 				p, _ := yamlsrc.Str(yamlsrc.Get(st, "path"))
 				if _, dup := bases[name]; !dup {
 					bases[name] = baseModel{model: m, storePath: p}
+					all = append(all, readOMEBase(src, n, kind, name, m, p))
 				}
 			case "InferenceService":
 				ref := yamlsrc.Path(n, "spec", "model", "name")
@@ -151,7 +160,7 @@ func CollectOMEModels(files ...*source.File) *OMEModels {
 			}
 		}
 	}
-	out := &OMEModels{byRuntime: map[string][]omeBinding{}}
+	out := &OMEModels{byRuntime: map[string][]omeBinding{}, bases: all, facts: facts}
 	for _, is := range isvcs {
 		b, ok := bases[is.model]
 		if !ok {
@@ -169,16 +178,19 @@ func CollectOMEModels(files ...*source.File) *OMEModels {
 // OME's runtimes pass it as --model-path $(MODEL_PATH).
 const omeModelPathEnv = "MODEL_PATH"
 
-// applyOME gives the servers of an OME runtime the model the
-// InferenceServices that use it serve, when they all serve one model.
-// Several models on one runtime leave it unknown: the runtime is then a
-// template of several servers, each sized by its own model.
-func (m *OMEModels) applyOME(runtime string, servers []*deploy.Server) {
+// applyOME gives the servers of an OME runtime (rt, its manifest) the
+// model the InferenceServices that use it serve, when they all serve one
+// model. Several models on one runtime leave it unknown: the runtime is
+// then a template of several servers, each sized by its own model. A
+// runtime no InferenceService names is paired with the base models of the
+// manifests the way OME's runtime selector would (pairSelected).
+func (m *OMEModels) applyOME(src *yamlsrc.Source, rt *yaml.Node, runtime string, servers []*deploy.Server) {
 	if m == nil || runtime == "" {
 		return
 	}
 	binds := m.byRuntime[runtime]
 	if len(binds) == 0 {
+		m.pairSelected(src, rt, runtime, servers)
 		return
 	}
 	for _, b := range binds[1:] {
@@ -187,13 +199,18 @@ func (m *OMEModels) applyOME(runtime string, servers []*deploy.Server) {
 		}
 	}
 	b := binds[0]
-	isDir := func(v deploy.Value) bool {
+	modelFromDir(servers, omeModelDir(b.storePath), b.model, b.ref)
+}
+
+// omeModelDir reports a model argument that is the directory OME hands
+// the runtime: $(MODEL_PATH), or the base model's storage path written out.
+func omeModelDir(storePath string) func(deploy.Value) bool {
+	return func(v deploy.Value) bool {
 		raw := strings.TrimSpace(v.Raw)
 		switch raw {
 		case "$(" + omeModelPathEnv + ")", "$" + omeModelPathEnv, "${" + omeModelPathEnv + "}":
 			return !v.Known
 		}
-		return v.Known && b.storePath != "" && path.Clean(raw) == path.Clean(b.storePath)
+		return v.Known && storePath != "" && path.Clean(raw) == path.Clean(storePath)
 	}
-	modelFromDir(servers, isDir, b.model, b.ref)
 }

@@ -109,7 +109,7 @@ spec:
     runner:
       command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH)]
 `), source.SyntaxYAML)
-	ome := CollectOMEModels(models, isvcs, rts)
+	ome := CollectOMEModels(nil, models, isvcs, rts)
 	m := ParseManifestFileWith(rts, nil, Options{OME: ome})
 	if len(m.Servers) != 2 {
 		t.Fatalf("servers = %d", len(m.Servers))

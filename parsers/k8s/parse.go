@@ -87,6 +87,9 @@ type Options struct {
 	// the run's manifests (CollectOMEModels); nil joins those of this
 	// file alone.
 	OME *OMEModels
+	// ModelFacts is what kvlint's model catalog knows of an id, for the
+	// OME runtime selector when OME is nil; nil knows nothing.
+	ModelFacts ModelFacts
 }
 
 // ParseManifestWith is ParseManifest with an image table (nil has only the
@@ -104,7 +107,7 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 	p := &parser{src: src, read: read, images: opt.Images, errs: errs, runtimes: indexRuntimes(docs), extMaps: opt.ConfigMaps}
 	p.ome = opt.OME
 	if p.ome == nil && bytes.Contains(f.Data, []byte("ome.io/")) {
-		p.ome = CollectOMEModels(f)
+		p.ome = CollectOMEModels(opt.ModelFacts, f)
 	}
 	p.ownMaps = &ConfigMaps{}
 	for _, d := range docs {
@@ -240,7 +243,7 @@ func (p *parser) object(n *yaml.Node, lists int) {
 			modelFromDir(p.servers[start:], isKServeDir, m)
 		}
 	case (kind == "ServingRuntime" || kind == "ClusterServingRuntime") && isOME(apiVersion):
-		p.ome.applyOME(o.name, p.servers[start:])
+		p.ome.applyOME(p.src, n, o.name, p.servers[start:])
 	}
 }
 

@@ -1,0 +1,77 @@
+package k8s
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/source"
+)
+
+// The selector's rules, one base model against one runtime at a time:
+// pairs that OME's matcher.go IsCompatible accepts name the model, the rest
+// leave it unknown.
+func TestOMESelectorPairs(t *testing.T) {
+	facts := func(id string) (ModelFact, bool) {
+		switch id {
+		case "org/llama-8b":
+			return ModelFact{Architecture: "LlamaForCausalLM", Params: 8_030_000_000}, true
+		case "org/llama-8b-fp8":
+			return ModelFact{Architecture: "LlamaForCausalLM", Params: 8_030_000_000, Quantized: true}, true
+		}
+		return ModelFact{}, false
+	}
+	const runtime = `apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: rt}
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0.0"}
+      modelFramework: {name: transformers, version: "4.43.0"}
+      modelArchitecture: LlamaForCausalLM
+      autoSelect: true
+  modelSizeRange: {min: 7B, max: 9B}
+  engineConfig:
+    runner:
+      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH)]
+`
+	base := func(spec string) string {
+		return "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec:\n" + spec
+	}
+	for _, tt := range []struct {
+		name, model string
+		want        string // "" = unknown
+		candidates  int
+	}{
+		{"catalog architecture and size", base("  storage: {storageUri: hf://org/llama-8b}\n"), "org/llama-8b", 0},
+		{"spec architecture and size", base("  modelArchitecture: LlamaForCausalLM\n  modelParameterSize: 8B\n  storage: {storageUri: hf://org/unknown}\n"), "org/unknown", 0},
+		{"spec size outside the range", base("  modelArchitecture: LlamaForCausalLM\n  modelParameterSize: 70B\n  storage: {storageUri: hf://org/unknown}\n"), "", 0},
+		{"another architecture", base("  modelArchitecture: MistralForCausalLM\n  storage: {storageUri: hf://org/llama-8b}\n"), "", 0},
+		{"quantized, the runtime is not", base("  storage: {storageUri: hf://org/llama-8b-fp8}\n"), "", 0},
+		{"framework version written and different", base("  modelFramework: {name: transformers, version: \"4.40.0\"}\n  storage: {storageUri: hf://org/llama-8b}\n"), "", 0},
+		{"another format", base("  modelFormat: {name: gguf}\n  storage: {storageUri: hf://org/llama-8b}\n"), "", 0},
+		{"architecture unknown", base("  storage: {storageUri: hf://org/unknown}\n"), "", 0},
+		{"size unknown: a candidate", base("  modelArchitecture: LlamaForCausalLM\n  storage: {storageUri: hf://org/unknown}\n"), "", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			models := source.NewFile("models.yaml", []byte(tt.model), source.SyntaxYAML)
+			rts := source.NewFile("rt.yaml", []byte(runtime), source.SyntaxYAML)
+			m := ParseManifestFileWith(rts, nil, Options{OME: CollectOMEModels(facts, models, rts)})
+			if len(m.Servers) != 1 {
+				t.Fatalf("servers = %d", len(m.Servers))
+			}
+			s := m.Servers[0]
+			if tt.want == "" {
+				if s.Model.Known {
+					t.Errorf("model = %q, want unknown", s.Model.Raw)
+				}
+			} else if !s.Model.Known || s.Model.Raw != tt.want || s.Model.Span.File != "models.yaml" {
+				t.Errorf("model = %+v, want %s in models.yaml", s.Model, tt.want)
+			} else if !s.Model.Origin.Inferred() || !strings.Contains(s.ModelNote, "IsCompatible") {
+				t.Errorf("a paired model is marked inferred and explained: origin %+v, note %q", s.Model.Origin, s.ModelNote)
+			}
+			if len(s.ModelCandidates) != tt.candidates {
+				t.Errorf("candidates = %v, want %d", s.ModelCandidates, tt.candidates)
+			}
+		})
+	}
+}
