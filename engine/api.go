@@ -30,7 +30,7 @@ func (p Program) Engine() deploy.Engine {
 	switch p {
 	case SGLangRouter:
 		return deploy.EngineSGLangRouter
-	case VLLMServer, DynamoVLLM:
+	case VLLMServer, DynamoVLLM, KServeHuggingFace:
 		return deploy.EngineVLLM
 	case DynamoFrontend:
 		return deploy.EngineDynamoFrontend

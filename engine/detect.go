@@ -21,6 +21,8 @@ import (
 //   - vllm serve (the "vllm" word is the Command), python -m
 //     vllm.entrypoints.openai.api_server (the module word), and python -m
 //     vllm.entrypoints.cli.main serve (the module word);
+//   - python -m huggingfaceserver, KServe's Hugging Face server, unless
+//     --backend huggingface (hfserver.go);
 //   - smg / amg / sglang-router launch|server (sglang_router/cli.py);
 //   - torchrun <opts> -m module …, python -m torch.distributed.run|launch
 //     <opts> -m module …, and torchrun --no-python sglang serve ….
@@ -136,6 +138,9 @@ var modules = map[string]Program{
 	"dynamo.sglang":   DynamoSGLang,
 	"dynamo.vllm":     DynamoVLLM,
 	"dynamo.frontend": DynamoFrontend,
+	// KServe's Hugging Face server, whose default backend is vLLM
+	// (hfserver.go).
+	"huggingfaceserver": KServeHuggingFace,
 }
 
 // detectPython reads CPython's command line (Modules/main.c, Python/getopt.c:
@@ -196,6 +201,9 @@ func detectModule(words []deploy.Value, mod deploy.Value, next, depth int) (Laun
 		return Launch{}, false
 	}
 	if p, ok := modules[mod.Raw]; ok {
+		if p == KServeHuggingFace && !hfRunsVLLM(words[next:]) {
+			return Launch{}, false // --backend huggingface: transformers, no KV pool
+		}
 		return launch(p, mod, words[next:]), true
 	}
 	switch mod.Raw {

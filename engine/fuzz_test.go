@@ -76,7 +76,7 @@ func FuzzDetect(f *testing.F) {
 			return
 		}
 		dynamo := l.Program == DynamoSGLang || l.Program == DynamoVLLM || l.Program == DynamoFrontend
-		if Lookup(l.Program) == nil && !dynamo {
+		if Lookup(l.Program) == nil && !dynamo && l.Program != KServeHuggingFace {
 			t.Fatalf("%q: unknown program %q", cmd, l.Program)
 		}
 		if l.Command.Span.IsZero() || len(l.Argv) > len(words) {

@@ -50,6 +50,8 @@ func ServerFromLaunch(l Launch, read ReadFile) (*deploy.Server, Result) {
 		return vllmServer(l, read)
 	case DynamoSGLang, DynamoVLLM, DynamoFrontend:
 		return dynamoServer(l, read)
+	case KServeHuggingFace:
+		return hfServer(l, read)
 	}
 	t := Lookup(l.Program)
 	argv := l.Argv
