@@ -190,3 +190,21 @@ func hfModel(l Launch, own []hfArg, opaque []deploy.Value) deploy.Value {
 	v.Origin = v.Origin.Add(deploy.Step{Kind: deploy.StepImage, Text: "huggingfaceserver's --model_dir default, " + hfModelDir})
 	return v
 }
+
+// HFTransformers finds python -m huggingfaceserver run with --backend
+// huggingface in the words of a command (which Detect does not take for a
+// launch) and returns the backend's value, for the parsers to say why the
+// server is not sized rather than pass it by in silence.
+func HFTransformers(words []deploy.Value) (deploy.Value, bool) {
+	for j := 1; j < len(words); j++ {
+		if !words[j].Known || words[j].Raw != string(KServeHuggingFace) || !words[j-1].Known || words[j-1].Raw != "-m" {
+			continue
+		}
+		own, _ := splitHF(words[j+1:])
+		if b, ok := hfBackend(own); ok && b.Known && b.Raw == "huggingface" {
+			return b, true
+		}
+		return deploy.Value{}, false
+	}
+	return deploy.Value{}, false
+}

@@ -26,6 +26,10 @@ const (
 	// repository names no engine is found by the parsers that run it, not
 	// here.
 	MentionImage MentionKind = "image"
+	// MentionNoKVCache is a launch of a server that keeps no paged KV
+	// cache, found by a parser rather than by the text scan: KServe's
+	// huggingfaceserver with --backend huggingface (HFTransformers).
+	MentionNoKVCache MentionKind = "no-kv-cache"
 )
 
 // Mention is one place a text names an engine.

@@ -256,7 +256,11 @@ func (kubernetesFormat) Detect(c *Candidate) (Match, error) {
 }
 func (kubernetesFormat) Parse(in Input) Parsed {
 	m := k8s.ParseManifestFileWith(in.Source, in.Read, k8s.Options{Images: in.Options.Images, ConfigMaps: in.Options.configMaps, OME: in.Options.omeModels, ModelFacts: in.Options.ModelFacts})
-	return Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
+	out := Parsed{Servers: m.Servers, Services: m.Services, Errors: m.Errors}
+	for _, v := range m.Unsized {
+		out.Unlaunched = append(out.Unlaunched, Unlaunched{Span: v.Span, Mention: engine.Mention{Kind: engine.MentionNoKVCache, Text: "python -m huggingfaceserver --backend " + v.Raw}})
+	}
+	return out
 }
 
 // terraformFormat claims .tf and .tfvars files; Discover turns them into

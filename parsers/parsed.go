@@ -72,7 +72,7 @@ func parseAllWith(f File, opt Options) Parsed {
 		// The file is about to pass as clean: if it names an engine, say
 		// so, and keep its text for the note's excerpt. Only files without
 		// a server are scanned, with the bytes already in hand.
-		p.Unlaunched = unlaunchedIn(src, opt.Images)
+		p.Unlaunched = append(p.Unlaunched, unlaunchedIn(src, opt.Images)...)
 	}
 	if !held {
 		if len(p.Servers) > 0 || len(p.Errors) > 0 || len(p.Unlaunched) > 0 || bytes.Contains(src.Data, []byte(DirectiveMarker)) {

@@ -77,6 +77,8 @@ func (p *parser) container(pd *pod, name string, c *yaml.Node) {
 		p.errs = append(p.errs, errs...)
 		if ok && s != nil {
 			servers = []*deploy.Server{s}
+		} else if b, ok := engine.HFTransformers(vals); ok {
+			p.unsized = append(p.unsized, b)
 		}
 	}
 	count := p.gpuCount(c)

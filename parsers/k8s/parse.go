@@ -62,6 +62,10 @@ type Manifest struct {
 	Servers  []*deploy.Server
 	Services []deploy.Service
 	Errors   []*diag.Diagnostic
+	// Unsized are container commands that start a model server which
+	// keeps no paged KV cache (engine.HFTransformers): the value that
+	// makes it so, for a note in place of a server.
+	Unsized []deploy.Value
 }
 
 // ParseManifest is Parse that also returns the Services.
@@ -118,7 +122,7 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 		p.reported = false
 		p.object(d.Root, 0)
 	}
-	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs}
+	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs, Unsized: p.unsized}
 }
 
 // enginelessDropped keeps the syntax errors of the documents that name an
@@ -153,6 +157,7 @@ type parser struct {
 	servers  []*deploy.Server
 	services []deploy.Service
 	errs     []*diag.Diagnostic
+	unsized  []deploy.Value // see Manifest.Unsized
 
 	budget   int  // nodes the current document may still visit
 	reported bool // the current document already has a limit diagnostic

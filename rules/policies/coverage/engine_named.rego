@@ -10,7 +10,9 @@
 #   mentions, and one note per file and kind is enough. A file that names no
 #   engine is never noted: a container of an unknown image whose arguments
 #   look like engine flags (--model, --tensor-parallel-size) is not taken
-#   for a server, because those flags are not any one engine's. Severity
+#   for a server, because those flags are not any one engine's. KServe's
+#   huggingfaceserver run with --backend huggingface is noted too: it
+#   serves through transformers, with no KV pool to size. Severity
 #   info: it reports a gap in what kvlint saw, not a fault in the deployment.
 # related_resources:
 #   - ref: https://github.com/kvlint/kvlint/blob/main/README.md#configuration-kvlintyaml
@@ -30,7 +32,9 @@ deny contains finding if {
 	finding := {"msg": message(m), "mention": m.index}
 }
 
-message(m) := sprintf("%s appears in a string kvlint cannot read as a command (an echo, a variable's value, an eval'd string), and kvlint found no launch here", [seen(m)]) if {
+message(m) := sprintf("%s runs the model with transformers, not vLLM: that backend keeps no paged KV cache, so kvlint finds no server to size here", [m.text]) if {
+	m.kind == "no-kv-cache"
+} else := sprintf("%s appears in a string kvlint cannot read as a command (an echo, a variable's value, an eval'd string), and kvlint found no launch here", [seen(m)]) if {
 	m.kind != "image"
 	m.quoted
 } else := sprintf("names %s but kvlint found no launch here: the command around it is not one kvlint can resolve (built at run time, behind a wrapper it does not know, or in a form it does not read yet)", [seen(m)]) if {

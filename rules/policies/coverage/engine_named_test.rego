@@ -44,3 +44,8 @@ test_fires_once_per_mention if {
 test_quiet_without_mentions if {
 	count(engine_named.deny) == 0 with input as {"mentions": []}
 }
+
+test_fires_on_a_server_without_a_kv_cache if {
+	m := mention({"kind": "no-kv-cache", "text": "python -m huggingfaceserver --backend huggingface", "engine": ""})
+	msg_of(m) == "python -m huggingfaceserver --backend huggingface runs the model with transformers, not vLLM: that backend keeps no paged KV cache, so kvlint finds no server to size here"
+}
