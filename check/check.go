@@ -220,7 +220,13 @@ func catalogFacts(cat *capacity.Catalog) k8s.ModelFacts {
 		if !ok {
 			return k8s.ModelFact{}, false
 		}
-		f := k8s.ModelFact{Params: m.Params, Quantized: m.Quant != nil, Inferred: inferred}
+		f := k8s.ModelFact{Params: m.Params, Inferred: inferred}
+		if m.Quant != nil {
+			f.Quantization = m.Quant.Method
+			if f.Quantization == "" {
+				f.Quantization = "unnamed"
+			}
+		}
 		if len(m.Architectures) > 0 {
 			f.Architecture = m.Architectures[0]
 		}

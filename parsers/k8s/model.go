@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -87,6 +88,10 @@ type OMEModels struct {
 	// serve with it (each an hf:// id spanning where its base model writes
 	// it), with the path the base model is stored at.
 	byRuntime map[string][]omeBinding
+	// named are the runtimes an InferenceService names (or the selector
+	// picks for one), bound to a base model of the files or not: such a
+	// runtime is not paired with base models by the selector's rules.
+	named map[string]bool
 	// bases are the base models of the manifests, in file order: the
 	// ones a runtime no InferenceService names is paired with the way
 	// OME's runtime selector would (omeselect.go).
@@ -100,6 +105,9 @@ type omeBinding struct {
 	model     deploy.Value
 	storePath string      // BaseModel spec.storage.path, "" when not written
 	ref       deploy.Span // the InferenceService's spec.model.name
+	// note says how the runtime was chosen when the InferenceService
+	// names none; "" when it names it.
+	note string
 }
 
 // isOME reports an object of OME's API group.
@@ -109,9 +117,9 @@ func isOME(apiVersion string) bool { return strings.HasPrefix(apiVersion, "ome.i
 // BaseModel or ClusterBaseModel they name (spec.model.name) and the runtime
 // they name (spec.runtime.name): sgl-project/ome@17b77edad23b
 // pkg/apis/ome/v1beta1/inference_service.go ModelRef, ServingRuntimeRef.
-// An InferenceService that names no runtime has one the controller selects
-// by the model's format and size, which the files do not decide: it binds
-// nothing.
+// An InferenceService that names no runtime gets the one OME's runtime
+// selector picks among the runtimes of the checked files (selectRuntime),
+// when the files decide it.
 func CollectOMEModels(facts ModelFacts, files ...*source.File) *OMEModels {
 	type baseModel struct {
 		model     deploy.Value
@@ -120,10 +128,12 @@ func CollectOMEModels(facts ModelFacts, files ...*source.File) *OMEModels {
 	bases := map[string]baseModel{}
 	var all []omeBase
 	type isvc struct {
-		model, runtime string
-		ref            deploy.Span
+		name, model, runtime, namespace string
+		ref                             deploy.Span
 	}
 	var isvcs []isvc
+	var runtimes []omeRuntime
+	seenRuntime := map[string]bool{}
 	for _, f := range files {
 		src := yamlsrc.FromFile(f)
 		docs, _ := src.Documents()
@@ -149,24 +159,54 @@ func CollectOMEModels(facts ModelFacts, files ...*source.File) *OMEModels {
 					bases[name] = baseModel{model: m, storePath: p}
 					all = append(all, readOMEBase(src, n, kind, name, m, p))
 				}
+			case "ServingRuntime", "ClusterServingRuntime":
+				if name != "" && !seenRuntime[kind+"/"+name] {
+					seenRuntime[kind+"/"+name] = true
+					ns, _ := yamlsrc.Str(yamlsrc.Path(n, "metadata", "namespace"))
+					runtimes = append(runtimes, omeRuntime{name: name, cluster: kind == "ClusterServingRuntime", namespace: ns, spec: readOMERuntime(n)})
+				}
 			case "InferenceService":
 				ref := yamlsrc.Path(n, "spec", "model", "name")
 				model, _ := yamlsrc.Str(ref)
 				rt, _ := yamlsrc.Str(yamlsrc.Path(n, "spec", "runtime", "name"))
-				if model == "" || rt == "" || isPlaceholder(model) || isPlaceholder(rt) {
+				ns, _ := yamlsrc.Str(yamlsrc.Path(n, "metadata", "namespace"))
+				if model == "" || isPlaceholder(model) || isPlaceholder(rt) {
 					continue
 				}
-				isvcs = append(isvcs, isvc{model: model, runtime: rt, ref: src.ContentSpan(ref)})
+				isvcs = append(isvcs, isvc{name: name, model: model, runtime: rt, namespace: ns, ref: src.ContentSpan(ref)})
 			}
 		}
 	}
-	out := &OMEModels{byRuntime: map[string][]omeBinding{}, bases: all, facts: facts}
+	out := &OMEModels{byRuntime: map[string][]omeBinding{}, named: map[string]bool{}, bases: all, facts: facts}
+	for _, is := range isvcs {
+		if is.runtime != "" {
+			out.named[is.runtime] = true
+		}
+	}
 	for _, is := range isvcs {
 		b, ok := bases[is.model]
 		if !ok {
 			continue
 		}
-		out.byRuntime[is.runtime] = append(out.byRuntime[is.runtime], omeBinding{model: b.model, storePath: b.storePath, ref: is.ref})
+		rt, note := is.runtime, ""
+		if rt == "" {
+			var base *omeBase
+			for i := range out.bases {
+				if out.bases[i].name == is.model {
+					base = &out.bases[i]
+				}
+			}
+			if base == nil {
+				continue
+			}
+			rt, note = out.selectRuntime(runtimes, base, is.namespace)
+			if rt == "" {
+				continue
+			}
+			note = fmt.Sprintf("InferenceService %s names no runtime: %s", is.name, note)
+			out.named[rt] = true
+		}
+		out.byRuntime[rt] = append(out.byRuntime[rt], omeBinding{model: b.model, storePath: b.storePath, ref: is.ref, note: note})
 	}
 	return out
 }
@@ -190,7 +230,9 @@ func (m *OMEModels) applyOME(src *yamlsrc.Source, rt *yaml.Node, runtime string,
 	}
 	binds := m.byRuntime[runtime]
 	if len(binds) == 0 {
-		m.pairSelected(src, rt, runtime, servers)
+		if !m.named[runtime] {
+			m.pairSelected(src, rt, runtime, servers)
+		}
 		return
 	}
 	for _, b := range binds[1:] {
@@ -199,7 +241,15 @@ func (m *OMEModels) applyOME(src *yamlsrc.Source, rt *yaml.Node, runtime string,
 		}
 	}
 	b := binds[0]
-	modelFromDir(servers, omeModelDir(b.storePath), b.model, b.ref)
+	isDir := omeModelDir(b.storePath)
+	if b.note != "" {
+		for _, s := range servers {
+			if isDir(s.Model) {
+				s.ModelNote = b.note
+			}
+		}
+	}
+	modelFromDir(servers, isDir, b.model, b.ref)
 }
 
 // omeModelDir reports a model argument that is the directory OME hands

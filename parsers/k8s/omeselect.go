@@ -43,8 +43,9 @@ type ModelFact struct {
 	Architecture string
 	// Params is the parameter count, 0 when unknown.
 	Params int64
-	// Quantized says the checkpoint's config states a quantization.
-	Quantized bool
+	// Quantization is the quantization the checkpoint's config states
+	// (its quant_method, or ModelOpt's quant_algo), "" for none.
+	Quantization string
 	// Inferred says the catalog matched the id by its variant rules, not
 	// by a config.json of the id itself.
 	Inferred bool
@@ -93,6 +94,10 @@ type omeFormat struct {
 	arch, quant                 string
 	diffusion                   bool
 	autoSelect                  bool
+	autoSelectOff               bool // autoSelect: false written
+	// priority, and the weights of a format and framework match
+	// (runtimeselector/types.go NewConfig defaults: 1, 10, 5).
+	priority, formatWeight, frameworkWeight int64
 }
 
 // omeRuntimeSpec is what the selector reads of a runtime.
@@ -129,6 +134,17 @@ func readOMERuntime(rt *yaml.Node) omeRuntimeSpec {
 			arch: str("modelArchitecture"), quant: str("quantization"),
 			diffusion:  yamlsrc.Get(f, "diffusionPipeline") != nil,
 			autoSelect: str("autoSelect") == "true",
+		}
+		of.autoSelectOff = str("autoSelect") == "false"
+		of.priority, of.formatWeight, of.frameworkWeight = 1, 10, 5
+		if p, err := strconv.ParseInt(str("priority"), 10, 32); err == nil {
+			of.priority = p
+		}
+		if w, err := strconv.ParseInt(str("modelFormat", "weight"), 10, 64); err == nil && w != 0 {
+			of.formatWeight = w
+		}
+		if w, err := strconv.ParseInt(str("modelFramework", "weight"), 10, 64); err == nil && w != 0 {
+			of.frameworkWeight = w
 		}
 		of.hasFormat = yamlsrc.Get(f, "modelFormat") != nil
 		of.hasFramework = yamlsrc.Get(f, "modelFramework") != nil
@@ -240,20 +256,14 @@ func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 		}
 		// Quantization: both unset, or equal.
 		quant, quantKnown := b.quant, b.quant != ""
-		if !quantKnown && known && !fact.Quantized {
-			quantKnown = true
+		if !quantKnown && known {
+			quant, quantKnown = omeQuantization(fact.Quantization)
 		}
 		switch {
-		case b.quant == "" && known && fact.Quantized:
-			// The agent records the checkpoint's quantization
-			// (config_parser.go, quantization_config); which of OME's
-			// names it becomes is not modelled.
-			if f.quant == "" {
-				v = triNo
-			} else {
-				v = and(v, triUnknown)
-				out.open = append(out.open, fmt.Sprintf("whether its quantization is OME's %s is not known", f.quant))
-			}
+		case !quantKnown && known:
+			// A quantization the agent's mapping may or may not name.
+			v = and(v, triUnknown)
+			out.open = append(out.open, fmt.Sprintf("what OME records of its %s quantization is not known", fact.Quantization))
 		case !quantKnown && f.quant == "":
 			// The agent records config.json's quantization_config,
 			// which kvlint does not hold for this id: taken to state
@@ -461,4 +471,152 @@ func omeVersionEqual(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// omeQuantization is what OME's model agent records of a checkpoint's
+// quantization (config_parser.go extractModelMetadataFromHF: a type
+// containing int4 is int4, one containing fp8 is fp8, any other none),
+// from the method kvlint's catalog holds. ok is false for a method that
+// is neither and may still be written another way in config.json.
+func omeQuantization(method string) (string, bool) {
+	m := strings.ToLower(method)
+	switch {
+	case m == "":
+		return "", true
+	case strings.Contains(m, "int4"):
+		return "int4", true
+	case strings.Contains(m, "fp8"):
+		return "fp8", true
+	}
+	return "", false
+}
+
+// omeRuntime is a runtime of the checked files as the selector sees it.
+type omeRuntime struct {
+	name      string
+	cluster   bool
+	namespace string
+	spec      omeRuntimeSpec
+}
+
+// selectRuntime is the runtime OME's selector picks for base model b of
+// an InferenceService (namespace ns) that names none
+// (ome@17b77edad23b pkg/runtimeselector/selector.go SelectRuntime,
+// GetCompatibleRuntimes, evaluateRuntime; scorer.go CalculateScore,
+// CompareRuntimes): among the runtimes that accept the model and have a
+// format with autoSelect, namespaced ones before cluster ones, then the
+// highest score, then the size range nearest the model, then the name.
+// It returns "" when no runtime of the files is picked for certain (none
+// fits, or whether one fits is undecided, or the order is).
+func (m *OMEModels) selectRuntime(runtimes []omeRuntime, b *omeBase, ns string) (string, string) {
+	type cand struct {
+		rt    *omeRuntime
+		score int64
+		size  float64 // sum of the distances to the range's ends; -1 unknown
+	}
+	var cands []cand
+	for i := range runtimes {
+		rt := &runtimes[i]
+		if rt.spec.disabled || (!rt.cluster && ns != "" && rt.namespace != "" && rt.namespace != ns) {
+			continue
+		}
+		auto := false
+		for _, f := range rt.spec.formats {
+			auto = auto || f.autoSelect
+		}
+		if !auto {
+			continue
+		}
+		mt := m.match(rt.spec, b)
+		switch mt.verdict {
+		case triNo:
+			continue
+		case triUnknown:
+			return "", ""
+		}
+		c := cand{rt: rt, score: omeScore(rt.spec, b), size: -1}
+		if c.score <= 0 {
+			continue
+		}
+		if size, ok := m.size(b); ok && rt.spec.hasRange {
+			c.size = abs(omeParseSize(rt.spec.sizeMin)-size) + abs(omeParseSize(rt.spec.sizeMax)-size)
+		} else if ok {
+			c.size = 0
+		}
+		cands = append(cands, c)
+	}
+	if len(cands) == 0 {
+		return "", ""
+	}
+	// better reports whether a ranks before b, and whether the files
+	// decide it.
+	better := func(a, b cand) (bool, bool) {
+		switch {
+		case a.rt.cluster != b.rt.cluster:
+			return !a.rt.cluster, true
+		case a.score != b.score:
+			return a.score > b.score, true
+		case a.size < 0 || b.size < 0:
+			return false, false
+		case a.size != b.size:
+			return a.size < b.size, true
+		}
+		return a.rt.name < b.rt.name, true
+	}
+	best := cands[0]
+	for _, c := range cands[1:] {
+		win, decided := better(c, best)
+		if !decided {
+			return "", ""
+		}
+		if win {
+			best = c
+		}
+	}
+	return best.rt.name, fmt.Sprintf("OME's runtime selector picks %s for base model %s among the %d runtime(s) of the checked files that accept it with autoSelect (ome@17b77edad23b pkg/runtimeselector/selector.go SelectRuntime: score %d)", best.rt.name, b.name, len(cands), best.score)
+}
+
+// size is the model's parameter count: its spec's, else the catalog's.
+func (m *OMEModels) size(b *omeBase) (float64, bool) {
+	if b.size != "" {
+		return omeParseSize(b.size), true
+	}
+	if m.facts != nil {
+		if f, ok := m.facts(b.model.Raw); ok && f.Params > 0 {
+			return float64(f.Params), true
+		}
+	}
+	return 0, false
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// omeScore is scorer.go CalculateScore for a model the runtime accepts:
+// the best, over the formats whose autoSelect is not false, of the format
+// weight and the framework weight times the priority, for a format and
+// framework that match the model's (the agent's safetensors and
+// transformers unless the spec says otherwise).
+func omeScore(rt omeRuntimeSpec, b *omeBase) int64 {
+	fname, fw := b.formatName, b.frameworkName
+	if fname == "" {
+		fname = "safetensors"
+	}
+	if fw == "" {
+		fw = "transformers"
+	}
+	var best int64
+	for _, f := range rt.formats {
+		if f.autoSelectOff || !f.hasFormat || f.formatName != fname || !f.hasFramework || f.frameworkName != fw {
+			continue
+		}
+		if s := (f.formatWeight + f.frameworkWeight) * f.priority; s > best {
+			best = s
+		}
+	}
+	return best
 }
