@@ -167,8 +167,8 @@ const (
 	triYes
 )
 
+// and is the conjunction: the least of the two.
 func and(a, b tri) tri { return min(a, b) }
-func or(a, b tri) tri  { return max(a, b) }
 
 // omeMatch is how one base model fares against one runtime.
 type omeMatch struct {
