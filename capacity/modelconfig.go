@@ -664,7 +664,9 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 // config.json uses other key names: reading config.hidden_size on a
 // GPT2Config returns n_embd, and SGLang reads these configs through
 // transformers (transformers models/gpt2/configuration_gpt2.py GPT2Config
-// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise).
+// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise;
+// models/gptj/configuration_gptj.py GPTJConfig at
+// transformers@c4c7dfb77cf6d24ac1d7857226c4da0c1bfbf11d maps the same four).
 //
 // Falcon has no attribute_map but takes the old n_embed key as hidden_size
 // (transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
@@ -679,6 +681,7 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 var attributeMaps = map[string]map[string]string{
 	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"gptj":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"falcon":      {"hidden_size": "n_embed"},
 	"exaone":      {"num_hidden_layers": "num_layers"},
 }
