@@ -675,7 +675,7 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 //
 // EXAONE 3/3.5 name the layer count num_layers; SGLang registers its own
 // ExaoneConfig with attribute_map {"num_hidden_layers": "num_layers"}
-// (sgl-project/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8
+// (SGLang main as mirrored at modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8:
 // python/sglang/srt/configs/exaone.py ExaoneConfig) and its model reads
 // config.num_hidden_layers (python/sglang/srt/models/exaone.py).
 var attributeMaps = map[string]map[string]string{
