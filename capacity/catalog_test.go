@@ -237,3 +237,21 @@ func TestNormalizeGPUName(t *testing.T) {
 		t.Error("GPU sources should cite the reference table")
 	}
 }
+
+// Context windows the generated rows read from their own configs: GPT-J's
+// through the n_positions attribute map, EXAONE 3.5's and the SmolLM2
+// tune's from max_position_embeddings (sources cited in models.json).
+func TestGeneratedRowContexts(t *testing.T) {
+	for id, want := range map[string]int64{
+		"EleutherAI/gpt-j-6b":                  2048,
+		"LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct": 32768,
+		"HuggingFaceTB/SmolLM2-1.7B-Instruct":  8192,
+		"codellama/CodeLlama-7b-hf":            16384,
+		"bigcode/starcoder2-7b":                16384,
+	} {
+		m := catalogModel(t, id)
+		if m.ContextValue != want {
+			t.Errorf("%s: context %d (%s), want %d", id, m.ContextValue, m.ContextKey, want)
+		}
+	}
+}

@@ -101,6 +101,19 @@ func TestCellSizeFromSGLangFormula(t *testing.T) {
 		{"c4ai-command-r-v01 TP4", "CohereForAI/c4ai-command-r-v01", []string{"--tp-size", "4"}, 16 * 256 * 40 * 2},
 		// Llama 2 7B is MHA: 32 × (128+128) × 32.
 		{"Llama-2-7b", "meta-llama/Llama-2-7b-hf", nil, 32 * 256 * 32 * 2},
+		// EXAONE 3.5 reads num_layers (32) through SGLang's ExaoneConfig map;
+		// its float32 checkpoint runs in float16 under --dtype auto.
+		{"EXAONE-3.5-7.8B-Instruct", "LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct", nil, 8 * 256 * 32 * 2},
+		// GPT-J reads n_head 16 and n_embd 4096 (head_dim 256) and n_layer 28.
+		{"gpt-j-6b", "EleutherAI/gpt-j-6b", nil, 16 * 512 * 28 * 2},
+		// LLaVA 1.5's text_config takes LlamaConfig's 32 layers and 32 heads.
+		{"llava-1.5-7b-hf", "llava-hf/llava-1.5-7b-hf", nil, 32 * 256 * 32 * 2},
+		// StarCoder2-7B: 4 KV heads of 4608/36 = 128 dims, 32 layers.
+		{"starcoder2-7b", "bigcode/starcoder2-7b", nil, 4 * 256 * 32 * 2},
+		// Aya 23 8B (Cohere): 8 KV heads × (128+128) × 32 layers.
+		{"aya-23-8B", "CohereForAI/aya-23-8B", nil, 8 * 256 * 32 * 2},
+		// SmolLM2-1.7B-Instruct is MHA: 32 × (64+64) × 24 layers.
+		{"SmolLM2-1.7B-Instruct", "HuggingFaceTB/SmolLM2-1.7B-Instruct", nil, 32 * 128 * 24 * 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

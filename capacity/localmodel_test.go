@@ -208,10 +208,44 @@ func TestGemma3ClassDefaults(t *testing.T) {
 	}
 	expect(t, "stated kv heads", m.KVHeads, 16)
 	expect(t, "stated head_dim", m.headDim(), 128)
-	// Another model type gets no Gemma defaults.
-	if _, err := ParseModelConfig("llama", []byte(`{"model_type": "llama", "hidden_size": 64}`), nil); err == nil {
-		t.Error("a llama config without num_hidden_layers was read")
+	// Another model type gets no Gemma defaults: Baichuan's config class is
+	// remote code, so transformers supplies nothing it omits.
+	if _, err := ParseModelConfig("baichuan", []byte(`{"model_type": "baichuan", "hidden_size": 64}`), nil); err == nil {
+		t.Error("a baichuan config without num_hidden_layers was read")
 	}
+}
+
+// LLaVA 1.5's text_config states only what differs from LlamaConfig's
+// defaults (llava-hf/llava-1.5-7b-hf: vocabulary and context); the layer,
+// head and width counts come from the class, as transformers builds it.
+func TestLlavaTextConfigLlamaDefaults(t *testing.T) {
+	m, err := ParseModelConfig("llava-1.5-7b-hf", []byte(`{"architectures": ["LlavaForConditionalGeneration"], "model_type": "llava",
+	 "text_config": {"architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096, "model_type": "llama",
+	 "torch_dtype": "float16", "vocab_size": 32064}, "torch_dtype": "float16"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "layers", m.Layers, 32)
+	expect(t, "heads", m.Heads, 32)
+	expect(t, "kv heads (= heads)", m.KVHeads, 32)
+	expect(t, "head_dim", m.headDim(), 128)
+	expect(t, "context (the config's own)", m.ContextValue, int64(4096))
+	if !containsText(m.Inferred, "num_hidden_layers: transformers' llama class default 32") {
+		t.Errorf("inferred %q", m.Inferred)
+	}
+}
+
+// EXAONE 3.5 names its layer count num_layers; SGLang's ExaoneConfig maps
+// num_hidden_layers onto it.
+func TestExaoneNumLayers(t *testing.T) {
+	m, err := ParseModelConfig("EXAONE-3.5-7.8B-Instruct", []byte(`{"architectures": ["ExaoneForCausalLM"], "model_type": "exaone",
+	 "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "num_layers": 32,
+	 "max_position_embeddings": 32768, "torch_dtype": "float32"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "layers", m.Layers, 32)
+	expect(t, "kv heads", m.KVHeads, 8)
 }
 
 // Falcon reads the old n_embed key as hidden_size, and num_kv_heads

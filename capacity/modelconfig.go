@@ -664,16 +664,26 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 // config.json uses other key names: reading config.hidden_size on a
 // GPT2Config returns n_embd, and SGLang reads these configs through
 // transformers (transformers models/gpt2/configuration_gpt2.py GPT2Config
-// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise).
+// attribute_map; models/gpt_bigcode/configuration_gpt_bigcode.py likewise;
+// models/gptj/configuration_gptj.py GPTJConfig at
+// transformers@c4c7dfb77cf6d24ac1d7857226c4da0c1bfbf11d maps the same four).
 //
 // Falcon has no attribute_map but takes the old n_embed key as hidden_size
 // (transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
 // models/falcon/configuration_falcon.py FalconConfig.__init__: "Backward
 // compatibility with n_embed kwarg"), which reads the same.
+//
+// EXAONE 3/3.5 name the layer count num_layers; SGLang registers its own
+// ExaoneConfig with attribute_map {"num_hidden_layers": "num_layers"}
+// (SGLang main as mirrored at modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8:
+// python/sglang/srt/configs/exaone.py ExaoneConfig) and its model reads
+// config.num_hidden_layers (python/sglang/srt/models/exaone.py).
 var attributeMaps = map[string]map[string]string{
 	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"gptj":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"falcon":      {"hidden_size": "n_embed"},
+	"exaone":      {"num_hidden_layers": "num_layers"},
 }
 
 // classDefaults are the __init__ defaults of transformers config classes
@@ -690,12 +700,24 @@ var attributeMaps = map[string]map[string]string{
 //     models/falcon/configuration_falcon.py FalconConfig.__init__
 //     (num_kv_heads defaults to num_attention_heads, which totalKVHeads
 //     already does).
+//   - llama: transformers@4bdeeced9ce971bed8cca7ab203c3b70cffab4ca
+//     models/llama/configuration_llama.py LlamaConfig.__init__ (LLaVA's
+//     text_config names only what differs from the defaults, and
+//     LlavaConfig builds it with CONFIG_MAPPING["llama"](**text_config):
+//     transformers@9426c8c349d84f2bfb4acf76948ea5f8fb6f2432
+//     models/llava/configuration_llava.py LlavaConfig.__init__;
+//     num_key_value_heads defaults to num_attention_heads, which
+//     totalKVHeads already does).
 var classDefaults = map[string]map[string]int64{
 	"gemma3_text": {
 		"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
 		"num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
 		"head_dim": 256, "max_position_embeddings": 131072, "sliding_window": 4096,
 		"sliding_window_pattern": 6,
+	},
+	"llama": {
+		"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+		"num_hidden_layers": 32, "num_attention_heads": 32, "max_position_embeddings": 2048,
 	},
 	"falcon": {
 		"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32,

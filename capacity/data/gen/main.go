@@ -47,7 +47,8 @@ type row struct {
 // keptKeys are the config.json keys kvlint (capacity.ParseModelConfig and
 // params.go) reads; everything else in a config is left out of the inputs.
 var keptKeys = map[string]bool{
-	"architectures": true, "model_type": true, "num_hidden_layers": true, "hidden_size": true,
+	"architectures": true, "model_type": true, "num_hidden_layers": true, "num_layers": true, "hidden_size": true,
+	"n_embd": true, "n_head": true, "n_layer": true, "n_positions": true,
 	"num_attention_heads": true, "num_key_value_heads": true, "head_dim": true, "v_head_dim": true,
 	"kv_lora_rank": true, "qk_rope_head_dim": true, "qk_nope_head_dim": true, "q_lora_rank": true,
 	"index_head_dim": true, "index_topk": true, "index_n_heads": true,
