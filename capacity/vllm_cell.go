@@ -110,6 +110,10 @@ func (e *vllmEstimator) cellVLLM() {
 		case hybridOff:
 			hybrid = false
 		}
+	} else if m.hasArch("Llama4ForConditionalGeneration") {
+		if !e.llama4ChunkedFull() {
+			return
+		}
 	} else if w := int64(m.SlidingWindow); w > 0 && e.ctxKnown && w < e.ctx {
 		e.est.assume("the config's sliding_window %d is below max_model_len: kvlint sizes every layer in full, as vLLM does for configs whose use_sliding_window is false; a model that really slides on every layer needs fewer blocks per request", w)
 	}

@@ -328,3 +328,29 @@ func (e *vllmEstimator) memoryBoundHybridVLLM() {
 	e.est.derive("KV cache ≤ %s tokens of full-length requests whatever the weights: memory.total %s B × gpu_memory_utilization %g // (%d tokens × %s B) // group size %d = %s blocks, %s blocks per request; the weights are unknown, so this is a bound, not the cache",
 		Thousands(tokens), Thousands(total), e.util, e.block, Thousands(e.perLayer), h.groupSize, Thousands(blocks), Thousands(req))
 }
+
+// vllmChunkedHybridRelease is the one release whose hybrid manager grouped
+// Llama 4's chunked local attention layers by default: vllm-project/vllm
+// 9a9fda142 (#19351, 2025-07-19) gave them a ChunkedLocalAttentionSpec and
+// 8aa1485fc (#21761, 2025-07-28) turned the manager off for them unless
+// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (config/vllm.py
+// __post_init__, still so at 9aaf83ef502f). The first is in the v0.10.0.0
+// tag of red-hat-data-services/vllm, the second is not; that upstream
+// v0.10.0 matches that tag is inferred.
+const vllmChunkedHybridRelease = "0.10.0"
+
+// llama4ChunkedFull says how vLLM keeps Llama 4's KV: every layer in full
+// (false when that is unknown, said as an assumption). kvlint reads no
+// attention_chunk_size, so it cannot size the chunked groups themselves.
+func (e *vllmEstimator) llama4ChunkedFull() bool {
+	if off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); st == argSet && off {
+		return true
+	}
+	if v := e.s.Release.Version; v != "" && deploy.CompareVersions(v, vllmChunkedHybridRelease) == 0 {
+		e.est.assume("vLLM v%s groups Llama 4's chunked local attention layers with its hybrid KV cache manager, which kvlint does not model, so the cache is not sized", v)
+		return false
+	}
+	e.est.derive("Llama 4's chunked local attention layers keep full KV: vLLM turns the hybrid KV cache manager off for them by default (config/vllm.py, vllm#21761)")
+	e.est.assume("with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 in the server's environment vLLM groups the chunked layers and holds more, which kvlint does not see")
+	return true
+}
