@@ -286,6 +286,8 @@ func (e *vllmEstimator) poolHybridVLLM() {
 	e.est.derive("one %s-token request takes %d full groups × cdiv(%s, %d) = %s blocks + %d sliding-window groups × (cdiv(min(window %d − 1 + %s batched tokens, %s), %d) + 1) = %d blocks: %s blocks (FullAttentionSpec, SlidingWindowSpec max_memory_usage_bytes)",
 		Thousands(e.ctx), h.fullGroups, Thousands(e.ctx), e.block, Thousands(fullB), h.swaGroups, h.window, Thousands(h.batched), Thousands(e.ctx), e.block, swaB, Thousands(req))
 	needed := perBlock * req
+	e.est.CellBytesPerToken = ptr(ceilDiv(needed, e.ctx))
+	e.est.derive("KV per token of a full-length request = %s B ÷ %s tokens = %s B per GPU (the sliding-window layers hold only their window)", Thousands(needed), Thousands(e.ctx), Thousands(ceilDiv(needed, e.ctx)))
 	if needed > avail {
 		est := h.longest(avail, page, e.block, e.ctx)
 		e.est.StartupError = vllmShortOfMemoryAt(e.s.Release, e.ctx, needed, avail, est)
@@ -300,8 +302,6 @@ func (e *vllmEstimator) poolHybridVLLM() {
 	if !oldRelease {
 		e.est.LoggedKVTokens = ptr(tokens)
 	}
-	e.est.CellBytesPerToken = ptr(ceilDiv(needed, e.ctx))
-	e.est.derive("KV per token of a full-length request = %s B ÷ %s tokens = %s B per GPU (the sliding-window layers hold only their window)", Thousands(needed), Thousands(e.ctx), Thousands(ceilDiv(needed, e.ctx)))
 	e.est.derive("KV cache: %s blocks ÷ %s blocks per request × %s = %s tokens of full-length requests (_report_kv_cache_config: \"GPU KV cache size\" from vLLM %s on)", Thousands(blocks), Thousands(req), Thousands(e.ctx), Thousands(tokens), vllmConcurrencyLogRelease)
 	e.est.MaxRequestTokens = ptr(e.ctx)
 	n := blocks / req

@@ -182,3 +182,14 @@ func TestVLLMLlama4Chunked(t *testing.T) {
 		t.Errorf("v0.10.0: pool %v, %q", deref(est.PoolTokens), est.Assumptions)
 	}
 }
+
+// With the weights unknown, the GPU's memory bounds the cache: Gemma-3-27B
+// on an H100 (memory.total 81,559 MiB = 85,520,809,984 B): int(× 0.92) =
+// 78,679,145,185 B // 131,072 // 10 = 60,027 blocks, at most int(60,027 /
+// 11,654 × 131,072) = 675,120 tokens of full-length requests.
+func TestVLLMHybridMemoryBound(t *testing.T) {
+	est := EstimateServer(vllmServer("google/gemma-3-27b-it", "H100-SXM-80GB"), Options{})
+	if est.PoolTokens != nil || deref(est.PoolUpperBound) != int64(675120) || est.PoolBoundBasis != BoundMemory {
+		t.Errorf("pool %v bound %v (%s)\n%s", deref(est.PoolTokens), deref(est.PoolUpperBound), est.PoolBoundBasis, strings.Join(est.Derivation, "\n"))
+	}
+}
