@@ -188,7 +188,18 @@ func TestVLLMLlama4Chunked(t *testing.T) {
 // 78,679,145,185 B // 131,072 // 10 = 60,027 blocks, at most int(60,027 /
 // 11,654 × 131,072) = 675,120 tokens of full-length requests.
 func TestVLLMHybridMemoryBound(t *testing.T) {
-	est := EstimateServer(vllmServer("google/gemma-3-27b-it", "H100-SXM-80GB"), Options{})
+	// The architecture of the catalog's row, without the parameter count
+	// or checkpoint size that would make the weights known.
+	const models = `[{"id": "google/gemma-3-27b-it", "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3_text",
+		"num_hidden_layers": 62, "hidden_size": 5376, "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
+		"sliding_window": 1024, "swa_layers": 52, "full_layers": 10, "context_key": "max_position_embeddings", "context_value": 131072,
+		"rope_scaling": {"rope_type": "linear", "factor": 8}, "torch_dtype": "bfloat16",
+		"source": "sgl-project/ome@17b77edad23bae262e0c9adb7f12039397a5d33d:pkg/hfutil/modelconfig/testdata/gemma3.json", "confidence": "config-read"}]`
+	cat, err := NewCatalog([]byte(models), gpusJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := EstimateServer(vllmServer("google/gemma-3-27b-it", "H100-SXM-80GB"), Options{Catalog: cat})
 	if est.PoolTokens != nil || deref(est.PoolUpperBound) != int64(675120) || est.PoolBoundBasis != BoundMemory {
 		t.Errorf("pool %v bound %v (%s)\n%s", deref(est.PoolTokens), deref(est.PoolUpperBound), est.PoolBoundBasis, strings.Join(est.Derivation, "\n"))
 	}
