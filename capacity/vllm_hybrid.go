@@ -35,6 +35,14 @@ import (
 //     N = int(num_blocks / blocks per request × max_model_len) and
 //     "Maximum concurrency" = num_blocks / blocks per request
 //     (get_max_concurrency_for_kv_cache_config).
+//
+// Two older rules are not kept by release, since no snapshot here tags the
+// releases between v0.10 and main: the group size was the fewest layers of
+// one type until 71df2a57e (#29303, 2025-11-24; the 1.25 threshold, 1.5
+// since 891c60dcd, #36684), which only matters for types of unequal but
+// close counts; and until 8ee90c83f (#29431, 2025-12-24) the startup check
+// summed every layer's pages rather than the groups', which differs only
+// by the padding slots (Gemma 3's 8 of 60 sliding-window slots).
 type vllmHybrid struct {
 	full, swa  int   // layers of each kind in the model
 	window     int64 // sliding_window
