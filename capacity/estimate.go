@@ -54,6 +54,15 @@ type Estimate struct {
 	// its SWA layers keep this many tokens while the full layers keep
 	// PoolTokens. nil for other models.
 	SWAPoolTokens *int64 `json:"swa_pool_tokens"`
+	// KVBlocks is vLLM's num_blocks per worker: the blocks every KV cache
+	// group draws from. RequestBlocks is what one max_model_len request
+	// takes from them, summed over the groups (a sliding-window group takes
+	// only its window's blocks). LoggedKVTokens is the "GPU KV cache size:
+	// N tokens" the server's release logs. All three are vLLM's only and
+	// absent when unknown.
+	KVBlocks       *int64 `json:"kv_blocks,omitempty"`
+	RequestBlocks  *int64 `json:"request_blocks,omitempty"`
+	LoggedKVTokens *int64 `json:"logged_kv_tokens,omitempty"`
 	// StartupError is the error SGLang would stop with at startup under this
 	// configuration ("Not enough memory…"), "" when none is expected.
 	StartupError string `json:"startup_error"`

@@ -42,6 +42,7 @@ type vllmEstimator struct {
 	ctxKnown  bool
 	perLayer  int64 // bytes per token per layer on one worker
 	cellKnown bool
+	hyb       *vllmHybrid // the hybrid manager's groups; nil when every layer keeps full KV
 
 	kvMemBytes   int64 // --kv-cache-memory-bytes
 	kvMemSet     bool

@@ -101,12 +101,19 @@ func (e *vllmEstimator) cellVLLM() {
 		e.est.assume("%s states no layer count", m.ID)
 		return
 	}
-	if swa, full, ok := m.hybridLayerCounts(); ok && swa > 0 && full > 0 && m.SlidingWindow > 0 {
-		if off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); st != argSet || !off {
-			e.est.assume("%s mixes sliding-window and full-attention layers: vLLM's hybrid KV cache manager gives the sliding-window layers their own block groups, which kvlint does not model, so the cache is not sized (with --disable-hybrid-kv-cache-manager every layer keeps full KV and kvlint sizes it)", m.ID)
+	hybSWA, hybFull, hybrid := m.hybridLayerCounts()
+	hybrid = hybrid && hybSWA > 0 && hybFull > 0 && m.SlidingWindow > 0
+	if hybrid {
+		switch e.hybridManager() {
+		case hybridUnknown:
+			return
+		case hybridOff:
+			hybrid = false
+		}
+	} else if m.hasArch("Llama4ForConditionalGeneration") {
+		if !e.llama4ChunkedFull() {
 			return
 		}
-		e.est.derive("--disable-hybrid-kv-cache-manager: every layer, sliding-window or not, keeps full KV (unify_hybrid_kv_cache_specs)")
 	} else if w := int64(m.SlidingWindow); w > 0 && e.ctxKnown && w < e.ctx {
 		e.est.assume("the config's sliding_window %d is below max_model_len: kvlint sizes every layer in full, as vLLM does for configs whose use_sliding_window is false; a model that really slides on every layer needs fewer blocks per request", w)
 	}
@@ -143,6 +150,22 @@ func (e *vllmEstimator) cellVLLM() {
 	}
 	if per <= 0 {
 		e.est.assume("the config's attention shapes give an empty KV page")
+		return
+	}
+	if hybrid {
+		if m.isMLA() {
+			e.est.assume("%s: sliding-window MLA layers are grouped differently by vLLM, which kvlint does not model, so the cache is not sized", m.ID)
+			return
+		}
+		h, ok := e.hybridGroups(m, hybSWA, hybFull)
+		if !ok {
+			return
+		}
+		e.hyb = h
+		e.perLayer, e.cellKnown = per, true
+		e.split = []int{m.Layers}
+		// The cell of a full-length request is known once max_model_len
+		// is final (poolHybridVLLM).
 		return
 	}
 	e.perLayer, e.cellKnown = per, true

@@ -115,6 +115,10 @@ func (e *vllmEstimator) poolVLLM() {
 	if v, st := e.r.int("--max-num-seqs"); st == argSet {
 		e.est.MaxRunningRequests = ptr(v)
 	}
+	if e.hyb != nil && e.cellKnown && e.blockOK {
+		e.poolHybridVLLM()
+		return
+	}
 	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
 		e.memoryBoundVLLM()
 		e.explainMissingVLLM()
@@ -203,6 +207,8 @@ func (e *vllmEstimator) poolVLLM() {
 	}
 	tokens := blocks * e.block
 	e.est.PoolTokens = ptr(tokens)
+	e.est.KVBlocks = ptr(blocks)
+	e.est.LoggedKVTokens = ptr(tokens)
 	if !e.overrideSet {
 		e.est.derive("blocks = %s B // (%d tokens × %d B) // %d layers = %s (get_num_blocks%s)", Thousands(minOf(avail)), e.block, e.perLayer, maxInt(layers), Thousands(blocks), stagesNote(len(layers)))
 	}
@@ -211,6 +217,13 @@ func (e *vllmEstimator) poolVLLM() {
 		return
 	}
 	e.est.MaxRequestTokens = ptr(min(e.ctx, tokens))
+	e.est.RequestBlocks = ptr(ceilDiv(e.ctx, e.block))
+	if e.s.Release.Version == "" || deploy.CompareVersions(e.s.Release.Version, vllmConcurrencyLogRelease) >= 0 {
+		// _report_kv_cache_config logs int(num_blocks / blocks per
+		// request × max_model_len), which is num_blocks × block_size
+		// only when max_model_len is a whole number of blocks.
+		e.est.LoggedKVTokens = ptr(int64(float64(blocks) / float64(ceilDiv(e.ctx, e.block)) * float64(e.ctx)))
+	}
 	n := blocks / ceilDiv(e.ctx, e.block)
 	e.est.FullContextRequests = ptr(n)
 	e.est.derive("full-context requests that fit at once: %s blocks / %s blocks per %s-token request = %d (vLLM logs it as \"Maximum concurrency\")", Thousands(blocks), Thousands(ceilDiv(e.ctx, e.block)), Thousands(e.ctx), n)

@@ -146,15 +146,13 @@ func TestVLLMEstimateDetails(t *testing.T) {
 		t.Errorf("fp8_ds_mla cell %v", deref(est.CellBytesPerToken))
 	}
 
-	// Sliding-window and full layers mixed: the hybrid manager is not
-	// modelled, unless it is disabled.
-	est = EstimateServer(vllmServer("openai/gpt-oss-20b", "H100-SXM-80GB"), Options{})
-	if est.PoolTokens != nil || !containsText(est.Assumptions, "hybrid KV cache manager") {
-		t.Errorf("gpt-oss: pool %v, %q", deref(est.PoolTokens), est.Assumptions)
-	}
-	est = EstimateServer(vllmServer("openai/gpt-oss-20b", "H100-SXM-80GB", "--disable-hybrid-kv-cache-manager", ""), Options{})
-	if est.PoolTokens == nil {
-		t.Errorf("gpt-oss with the hybrid manager off: %q", est.Derivation)
+	// Sliding-window and full layers mixed: the hybrid manager sizes the
+	// cache by group (vllm_hybrid_test.go has the worked examples), and
+	// holds more full-length requests than with every layer in full.
+	hyb := EstimateServer(vllmServer("openai/gpt-oss-20b", "H100-SXM-80GB"), Options{})
+	full := EstimateServer(vllmServer("openai/gpt-oss-20b", "H100-SXM-80GB", "--disable-hybrid-kv-cache-manager", ""), Options{})
+	if hyb.FullContextRequests == nil || full.FullContextRequests == nil || *hyb.FullContextRequests <= *full.FullContextRequests {
+		t.Errorf("gpt-oss: %v full-length requests with the hybrid manager, %v without", deref(hyb.FullContextRequests), deref(full.FullContextRequests))
 	}
 
 	// Unknown model, unknown GPU: nothing sized, the missing inputs named.

@@ -1,0 +1,364 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// vLLM's hybrid KV cache manager (the "hybrid memory allocator") sizes a
+// model whose layers mix sliding-window and full attention (gpt-oss, Gemma
+// 2 and 3) by attention type rather than as if every layer kept every
+// token. The facts below are read in vllm-project/vllm at 9aaf83ef502f
+// (the commit of engine/data/vllm_serve.tsv) unless another commit is named:
+//
+//   - groups: v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size
+//     puts the layers of one spec (FullAttentionSpec, SlidingWindowSpec with
+//     one window) into groups of group_size layers, group_size being the
+//     fewest layers of one type, or the most when max < 1.5 × min (gpt-oss
+//     with an EAGLE drafter: 12 sliding + 13 full); a type's last group is
+//     padded. Every group has the same page size;
+//   - blocks: get_kv_cache_config_from_groups, general case: group_size
+//     tensors, each shared by one layer of every group, so num_blocks =
+//     available // page // group_size (get_num_blocks); the groups draw
+//     their blocks from that one pool;
+//   - one request: v1/kv_cache_interface.py FullAttentionSpec
+//     max_memory_usage_bytes = cdiv(max_model_len, block_size) pages,
+//     SlidingWindowSpec = cdiv(min(sliding_window − 1 +
+//     max_num_batched_tokens, max_model_len), block_size) + 1 pages (the
+//     window need not start on a block boundary);
+//     _max_memory_usage_bytes_from_groups = group_size × page × the sum over
+//     groups, what _check_enough_kv_cache_memory compares with the memory
+//     and _estimate_max_model_len_from_groups binary-searches;
+//   - the log: _report_kv_cache_config, "GPU KV cache size: N tokens" with
+//     N = int(num_blocks / blocks per request × max_model_len) and
+//     "Maximum concurrency" = num_blocks / blocks per request
+//     (get_max_concurrency_for_kv_cache_config).
+//
+// Two older rules are not kept by release, since no snapshot here tags the
+// releases between v0.10 and main: the group size was the fewest layers of
+// one type until 71df2a57e (#29303, 2025-11-24; the 1.25 threshold, 1.5
+// since 891c60dcd, #36684), which only matters for types of unequal but
+// close counts; and until 8ee90c83f (#29431, 2025-12-24) the startup check
+// summed every layer's pages rather than the groups', which differs only
+// by the padding slots (Gemma 3's 8 of 60 sliding-window slots).
+type vllmHybrid struct {
+	full, swa  int   // layers of each kind in the model
+	window     int64 // sliding_window
+	groupSize  int64
+	fullGroups int64
+	swaGroups  int64
+	batched    int64 // max_num_batched_tokens
+}
+
+// vllmHybridRelease is the first release with the hybrid allocator and
+// --disable-hybrid-kv-cache-manager: vllm-project/vllm f8a1a2d10 ("[v1]
+// Hybrid Memory Allocator", #17996, 2025-06-06) is an ancestor of v0.9.1's
+// b6553be1 (read in the jsboige/vllm mirror). Before it, V1's
+// unify_hybrid_kv_cache_specs (at red-hat-data-services/vllm v0.9.0.1,
+// f237aa23) turned every SlidingWindowSpec into a FullAttentionSpec and V0
+// kept every layer in full: every layer held every token.
+const vllmHybridRelease = "0.9.1"
+
+// vllmConcurrencyLogRelease is the first release whose "GPU KV cache size"
+// is max_concurrency × max_model_len: vllm-project/vllm e68fa1b90 (#41069,
+// 2026-04-28) replaced num_blocks // len(kv_cache_groups) × block_size
+// (f8a1a2d10 to then). The release is inferred: the commit follows
+// 96a85c57, which kvlint dates to v0.21.0, and vllm#43308 reports Gemma 4's
+// logged size growing about tenfold from v0.20.0 to v0.21.0 with the same
+// KV memory.
+const vllmConcurrencyLogRelease = "0.21.0"
+
+// vllmHMAConnectors are the KV connectors that subclass SupportsHMA at
+// 9aaf83ef502f (vllm/distributed/kv_transfer/kv_connector/v1): with any
+// other, config/vllm.py __post_init__ turns the hybrid manager off unless
+// the flag says otherwise. MultiConnector supports it only when every
+// sub-connector does, which kvlint does not follow.
+var vllmHMAConnectors = map[string]bool{
+	"NixlConnector": true, "MooncakeConnector": true, "MooncakeStoreConnector": true,
+	"OffloadingConnector": true, "SimpleCPUOffloadConnector": true,
+	"DecodeBenchConnector": true, "ExampleHiddenStatesConnector": true,
+}
+
+type hybridMode int
+
+const (
+	hybridOff hybridMode = iota
+	hybridOn
+	hybridUnknown
+)
+
+// hybridManager decides whether vLLM runs the hybrid KV cache manager for a
+// model that mixes sliding-window and full-attention layers
+// (config/vllm.py __post_init__ at 9aaf83ef502f: the flag wins; without it,
+// a KV connector that does not support HMA turns it off).
+func (e *vllmEstimator) hybridManager() hybridMode {
+	if v := e.s.Release.Version; v != "" && deploy.CompareVersions(v, vllmHybridRelease) < 0 {
+		e.est.derive("vLLM v%s predates the hybrid KV cache manager (vllm#17996, first in v%s): every layer, sliding-window or not, keeps full KV", v, vllmHybridRelease)
+		return hybridOff
+	}
+	switch off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); {
+	case st == argUnknown:
+		e.est.assume("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
+		return hybridUnknown
+	case st == argSet && off:
+		e.est.derive("--disable-hybrid-kv-cache-manager: every layer, sliding-window or not, keeps full KV (unify_hybrid_kv_cache_specs)")
+		return hybridOff
+	case st == argSet:
+		e.est.derive("--no-disable-hybrid-kv-cache-manager: the hybrid KV cache manager is on")
+		return hybridOn
+	}
+	_, v, st := e.r.value("--kv-transfer-config")
+	switch st {
+	case argUnknown:
+		e.est.assume("--kv-transfer-config is unknown, and its connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
+		return hybridUnknown
+	case argSet:
+		name, ok := "", false
+		if f, has := v.Typed.Field("kv_connector"); has {
+			name, ok = f.Str()
+		}
+		switch {
+		case !ok:
+			e.est.assume("--kv-transfer-config names no connector kvlint can read, and the connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
+			return hybridUnknown
+		case !vllmHMAConnectors[name]:
+			e.est.derive("KV connector %s does not support the hybrid KV cache manager (SupportsHMA): vLLM turns it off, so every layer keeps full KV (config/vllm.py)", name)
+			return hybridOff
+		case e.s.Release.Version != "":
+			e.est.assume("KV connector %s supports the hybrid KV cache manager on vLLM's main branch; kvlint does not know whether it does on v%s, so the cache is not sized", name, e.s.Release.Version)
+			return hybridUnknown
+		}
+		e.est.derive("KV connector %s supports the hybrid KV cache manager (SupportsHMA): it stays on", name)
+	}
+	return hybridOn
+}
+
+// hybridGroups lays out the KV cache groups as
+// _get_kv_cache_groups_uniform_page_size does, and reads the batch the
+// sliding-window bound depends on. It fails (with the reason said) when a
+// shape kvlint does not follow is involved.
+func (e *vllmEstimator) hybridGroups(m *Model, swa, full int) (*vllmHybrid, bool) {
+	if e.pp > 1 {
+		// get_kv_cache_configs projects the groups onto each stage's
+		// layers (_project_kv_cache_groups_to_worker); which layers a stage
+		// holds depends on the order of layer_types, which kvlint does not
+		// keep.
+		e.est.assume("pipeline parallelism over a hybrid sliding-window model: kvlint does not project vLLM's KV cache groups onto each stage, so the cache is not sized")
+		return nil, false
+	}
+	if (m.SWAKVHeads > 0 && m.SWAKVHeads != m.KVHeads) || (m.SWAHeadDim > 0 && m.SWAHeadDim != m.headDim()) {
+		// unify_kv_cache_spec_page_size then grows the smaller pages'
+		// block size, which kvlint does not follow.
+		e.est.assume("%s's sliding-window layers have their own head shape, so vLLM's KV cache groups have different pages; kvlint does not model that, so the cache is not sized", m.ID)
+		return nil, false
+	}
+	if on, _ := e.r.bool("--disable-sliding-window"); on {
+		e.est.assume("--disable-sliding-window on a hybrid sliding-window model: kvlint does not model how vLLM then groups the layers, so the cache is not sized")
+		return nil, false
+	}
+	batched, st := e.r.int("--max-num-batched-tokens")
+	switch {
+	case st == argUnknown:
+		return nil, false
+	case st == argSet && batched > 0:
+	case e.gpu != nil && e.gpu.MemoryMiB > 0:
+		batched = vllmDefaultBatchedTokens(e.gpu)
+	default:
+		e.est.assume("a sliding-window layer holds its window plus one batch of tokens (max_num_batched_tokens), whose default depends on the GPU, which is unknown: the cache is not sized")
+		return nil, false
+	}
+	h := &vllmHybrid{full: full, swa: swa, window: int64(m.SlidingWindow), batched: batched}
+	lo, hi := int64(min(swa, full)), int64(max(swa, full))
+	h.groupSize = lo
+	if float64(hi) < float64(lo)*1.5 {
+		h.groupSize = hi
+	}
+	h.fullGroups, h.swaGroups = ceilDiv(int64(full), h.groupSize), ceilDiv(int64(swa), h.groupSize)
+	pad := h.fullGroups*h.groupSize - int64(full) + h.swaGroups*h.groupSize - int64(swa)
+	padNote := ""
+	if pad > 0 {
+		padNote = fmt.Sprintf(", %d padding layer slots", pad)
+	}
+	e.est.derive("hybrid KV cache manager: %d full-attention and %d sliding-window (window %d) layers in groups of %d: %d full and %d sliding-window groups%s (_get_kv_cache_groups_uniform_page_size)", full, swa, h.window, h.groupSize, h.fullGroups, h.swaGroups, padNote)
+	return h, true
+}
+
+// fullBlocks and swaBlocks are one max_model_len request's blocks in one
+// group of each kind (FullAttentionSpec and SlidingWindowSpec
+// max_memory_usage_bytes ÷ page).
+func (h *vllmHybrid) fullBlocks(ctx, block int64) int64 { return ceilDiv(ctx, block) }
+
+func (h *vllmHybrid) swaBlocks(ctx, block int64) int64 {
+	return ceilDiv(min(h.window-1+h.batched, ctx), block) + 1
+}
+
+// requestBlocks is one request's blocks over every group.
+func (h *vllmHybrid) requestBlocks(ctx, block int64) int64 {
+	return h.fullGroups*h.fullBlocks(ctx, block) + h.swaGroups*h.swaBlocks(ctx, block)
+}
+
+// longest is _estimate_max_model_len_from_groups: the largest length in
+// [1, upper] whose group_size × page × request blocks fit avail, 0 when not
+// even one token does.
+func (h *vllmHybrid) longest(avail, page, block, upper int64) int64 {
+	fits := func(l int64) bool { return h.groupSize*page*h.requestBlocks(l, block) <= avail }
+	if upper < 1 || !fits(1) {
+		return 0
+	}
+	lo, hi, best := int64(1), upper, int64(1)
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			best, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best
+}
+
+// longestUncapped is the longest request avail holds, whatever
+// max_model_len: the full groups alone bound it.
+func (h *vllmHybrid) longestUncapped(avail, page, block int64) int64 {
+	if h.fullGroups <= 0 || page <= 0 {
+		return 0
+	}
+	upper := avail/(h.groupSize*page)/h.fullGroups*block + block
+	return h.longest(avail, page, block, min(upper, math.MaxInt64/4))
+}
+
+// poolHybridVLLM is poolVLLM for a model the hybrid manager groups.
+func (e *vllmEstimator) poolHybridVLLM() {
+	h := e.hyb
+	if !e.availKnown && !e.overrideSet {
+		e.memoryBoundHybridVLLM()
+		e.explainMissingVLLM()
+		return
+	}
+	page := e.block * e.perLayer
+	perBlock := page * h.groupSize // _pool_bytes_per_block
+	avail := int64(0)
+	if e.overrideSet {
+		avail = e.override * perBlock
+		e.est.KVBudgetBytes = ptr(avail)
+	} else {
+		avail = e.available[0]
+	}
+	if avail <= 0 {
+		e.est.StartupError = vllmNoMemory(e.s.Release)
+		e.est.derive("%s B for the KV cache: vLLM stops at startup (_check_enough_kv_cache_memory)", Thousands(avail))
+		return
+	}
+	if e.est.inputs != nil {
+		e.est.inputs.maxModelLen, e.est.inputs.maxModelLenSet = h.longestUncapped(avail, page, e.block), true
+	}
+	if e.ctxAuto && e.ctxKnown {
+		fit := h.longest(avail, page, e.block, e.ctx)
+		if fit <= 0 {
+			e.est.StartupError = "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."
+			return
+		}
+		if fit < e.ctx {
+			e.est.derive("auto-fit: max_model_len lowered from %s to %s, what the KV cache groups hold (_estimate_max_model_len_from_groups)", Thousands(e.ctx), Thousands(fit))
+		}
+		e.ctx = fit
+		e.est.ContextLength = ptr(fit)
+	}
+	blocks := avail / page / h.groupSize
+	if e.overrideSet {
+		blocks = e.override
+	}
+	// The log of releases before vllmConcurrencyLogRelease needs no length.
+	oldRelease := e.s.Release.Version != "" && deploy.CompareVersions(e.s.Release.Version, vllmConcurrencyLogRelease) < 0
+	blocksFound := func() {
+		e.est.KVBlocks = ptr(blocks)
+		if !e.overrideSet {
+			e.est.derive("blocks = %s B // (%d tokens × %d B) // group size %d = %s (get_kv_cache_config_from_groups, get_num_blocks)", Thousands(avail), e.block, e.perLayer, h.groupSize, Thousands(blocks))
+		}
+		if oldRelease {
+			oldLog := blocks / (h.fullGroups + h.swaGroups) * e.block
+			e.est.LoggedKVTokens = ptr(oldLog)
+			e.est.derive("vLLM v%s logs \"GPU KV cache size: %s tokens\": %s blocks // %d groups × %d (before vllm#41069)", e.s.Release.Version, Thousands(oldLog), Thousands(blocks), h.fullGroups+h.swaGroups, e.block)
+		}
+	}
+	if !e.ctxKnown || e.ctx <= 0 {
+		blocksFound()
+		e.est.assume("a hybrid model's cache holds more short requests than long ones: with max_model_len unknown, kvlint does not say how many tokens it holds")
+		return
+	}
+	fullB, swaB := h.fullBlocks(e.ctx, e.block), h.swaBlocks(e.ctx, e.block)
+	req := h.requestBlocks(e.ctx, e.block)
+	e.est.RequestBlocks = ptr(req)
+	e.est.derive("one %s-token request takes %d full groups × cdiv(%s, %d) = %s blocks + %d sliding-window groups × (cdiv(min(window %d − 1 + %s batched tokens, %s), %d) + 1) = %d blocks: %s blocks (FullAttentionSpec, SlidingWindowSpec max_memory_usage_bytes)",
+		Thousands(e.ctx), h.fullGroups, Thousands(e.ctx), e.block, Thousands(fullB), h.swaGroups, h.window, Thousands(h.batched), Thousands(e.ctx), e.block, swaB, Thousands(req))
+	needed := perBlock * req
+	e.est.CellBytesPerToken = ptr(ceilDiv(needed, e.ctx))
+	e.est.derive("KV per token of a full-length request = %s B ÷ %s tokens = %s B per GPU (the sliding-window layers hold only their window)", Thousands(needed), Thousands(e.ctx), Thousands(ceilDiv(needed, e.ctx)))
+	if needed > avail {
+		est := h.longest(avail, page, e.block, e.ctx)
+		e.est.StartupError = vllmShortOfMemoryAt(e.s.Release, e.ctx, needed, avail, est)
+		e.est.KVBudgetBytes = ptr(avail)
+		e.est.derive("startup check: one %s-token request needs group size %d × %s B × %s blocks = %s B, more than the %s B available: vLLM raises ValueError and does not start (_max_memory_usage_bytes_from_groups)", Thousands(e.ctx), h.groupSize, Thousands(page), Thousands(req), Thousands(needed), Thousands(avail))
+		return
+	}
+	blocksFound()
+	// int(max_concurrency × max_model_len), in the same float order.
+	tokens := int64(float64(blocks) / float64(req) * float64(e.ctx))
+	e.est.PoolTokens = ptr(tokens)
+	if !oldRelease {
+		e.est.LoggedKVTokens = ptr(tokens)
+	}
+	e.est.derive("KV cache: %s blocks ÷ %s blocks per request × %s = %s tokens of full-length requests (_report_kv_cache_config: \"GPU KV cache size\" from vLLM %s on)", Thousands(blocks), Thousands(req), Thousands(e.ctx), Thousands(tokens), vllmConcurrencyLogRelease)
+	e.est.MaxRequestTokens = ptr(e.ctx)
+	n := blocks / req
+	e.est.FullContextRequests = ptr(n)
+	e.est.derive("full-context requests that fit at once: %s blocks / %s blocks per %s-token request = %d (vLLM logs \"Maximum concurrency\" %.2fx)", Thousands(blocks), Thousands(req), Thousands(e.ctx), n, float64(blocks)/float64(req))
+}
+
+// memoryBoundHybridVLLM is memoryBoundVLLM for a hybrid model: with the
+// weights unknown, the GPU's memory × utilization bounds the blocks, and
+// so the full-length requests they hold.
+func (e *vllmEstimator) memoryBoundHybridVLLM() {
+	h := e.hyb
+	if e.weightsKnown || e.kvMemSet || e.overrideSet || e.overrideUnkn || !e.utilKnown || !e.blockOK ||
+		e.gpu == nil || e.gpu.MemoryMiB <= 0 || e.perLayer <= 0 || !e.ctxKnown || e.ctxAuto || e.ctx <= 0 {
+		return
+	}
+	total := e.gpu.MemoryMiB << 20
+	mem := int64(float64(total) * e.util)
+	blocks := mem / (e.block * e.perLayer) / h.groupSize
+	req := h.requestBlocks(e.ctx, e.block)
+	tokens := int64(float64(blocks) / float64(req) * float64(e.ctx))
+	e.est.PoolUpperBound = ptr(tokens)
+	e.est.PoolBoundBasis = BoundMemory
+	e.est.derive("KV cache ≤ %s tokens of full-length requests whatever the weights: memory.total %s B × gpu_memory_utilization %g // (%d tokens × %s B) // group size %d = %s blocks, %s blocks per request; the weights are unknown, so this is a bound, not the cache",
+		Thousands(tokens), Thousands(total), e.util, e.block, Thousands(e.perLayer), h.groupSize, Thousands(blocks), Thousands(req))
+}
+
+// vllmChunkedHybridRelease is the one release whose hybrid manager grouped
+// Llama 4's chunked local attention layers by default: vllm-project/vllm
+// 9a9fda142 (#19351, 2025-07-19) gave them a ChunkedLocalAttentionSpec and
+// 8aa1485fc (#21761, 2025-07-28) turned the manager off for them unless
+// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (config/vllm.py
+// __post_init__, still so at 9aaf83ef502f). The first is in the v0.10.0.0
+// tag of red-hat-data-services/vllm, the second is not; that upstream
+// v0.10.0 matches that tag is inferred.
+const vllmChunkedHybridRelease = "0.10.0"
+
+// llama4ChunkedFull says how vLLM keeps Llama 4's KV: every layer in full
+// (false when that is unknown, said as an assumption). kvlint reads no
+// attention_chunk_size, so it cannot size the chunked groups themselves.
+func (e *vllmEstimator) llama4ChunkedFull() bool {
+	if off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); st == argSet && off {
+		return true
+	}
+	if v := e.s.Release.Version; v != "" && deploy.CompareVersions(v, vllmChunkedHybridRelease) == 0 {
+		e.est.assume("vLLM v%s groups Llama 4's chunked local attention layers with its hybrid KV cache manager, which kvlint does not model, so the cache is not sized", v)
+		return false
+	}
+	e.est.derive("Llama 4's chunked local attention layers keep full KV: vLLM turns the hybrid KV cache manager off for them by default (config/vllm.py, vllm#21761)")
+	e.est.assume("with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 in the server's environment vLLM groups the chunked layers and holds more, which kvlint does not see")
+	return true
+}
