@@ -33,7 +33,16 @@ func (e *estimator) pool() {
 	limit := int64(math.MaxInt64)
 	limitStage := 0
 	for r, c := range e.cells {
-		weights := float64(e.weights[r])*(1+e.draftFrac)/gib + sglangLoadExtraGiB
+		weights := float64(e.weights[r])/gib + sglangLoadExtraGiB
+		switch {
+		case e.draftSelf:
+			weights += float64(e.weights[r]) * e.draftFrac / gib
+		case e.draftWeightsKnown:
+			// The draft worker loads before the target's pool is sized
+			// (kv_cache_configurator.py _profile_available_bytes: "Loaded
+			// weights (target + draft)").
+			weights += float64(e.draftWeights) / gib
+		}
 		avail := pre - weights
 		rest := avail - pre*(1-e.memFraction)
 		restBytes := int64(rest * gib)
