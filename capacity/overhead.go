@@ -41,7 +41,8 @@ func sglangPreloadGapGiB(g *GPU, ranks int) float64 {
 const sglangContextGiB = 0.85
 
 // sglangPeerBufferGiB is the further gap per NVLink peer: 3.11 GiB was
-// logged on eight H200s, (3.11 − 0.85) / 7 peers. Linear in the peers is an
+// logged on eight 141 GB Hopper GPUs (sgl-project/sglang#11716),
+// (3.11 − 0.85) / 7 peers. Linear in the peers is an
 // assumption: no TP2 or TP4 pre-load figure on an NVLink machine is among
 // the observations.
 const sglangPeerBufferGiB = 0.323

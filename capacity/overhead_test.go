@@ -22,13 +22,15 @@ type preloadObservation struct {
 // peers, the peer buffer the H200 TP8 row's remaining gap over its 7 peers.
 var sglangPreloadObservations = []preloadObservation{
 	// SGLang's docs notebook send_request as rendered on 2025-01-23
-	// (docs.sglang.ai/start/send_request.html): Llama-3.1-8B-Instruct, TP1.
-	{"docs.sglang.ai send_request, 2025-01-23 build", "H100-SXM-80GB", 1, 78.81},
+	// (docs.sglang.ai/start/send_request.html, kept in a public clipping of
+	// that day): Llama-3.1-8B-Instruct, TP1, on an 80 GB H100.
+	{"docs.sglang.ai/start/send_request.html, 2025-01-23 rendering", "H100-SXM-80GB", 1, 78.81},
 	// QwQ-32B on a g6.12xlarge, SGLang 0.4.3.post4: four PCIe L4s, where
 	// SGLang disables its custom all-reduce.
 	{"didier-durand/llms-in-clouds@b001c8690e894d234cf3a2e2345d259173acf293:docs/sglang.md", "L4", 4, 21.63},
-	// Eight H200s, 2025-10-16; ranks 1–6 read 137.29 GB, the distributed
-	// MIN the engine uses.
+	// Eight 143,771 MiB Hopper GPUs (H200, or H20-3e, which reports the same
+	// total and is also an NVLink part), 2025-10-16; ranks 1–6 read 137.29 GB,
+	// the distributed MIN the engine uses.
 	{"https://github.com/sgl-project/sglang/pull/11716", "H200-SXM-141GB", 8, 137.29},
 }
 
