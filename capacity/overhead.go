@@ -28,6 +28,10 @@ const gib = float64(1 << 30)
 // The two constants are fitted on the pre-load figures of public logs
 // (memory.total − "Load weight begin. avail mem"), listed with their sources
 // in sglangPreloadObservations (overhead_test.go), which checks every one.
+//
+// A rank's NVLink peers are the other GPUs of its machine, at most seven on
+// the eight-GPU boards these parts ship in; ranks on other nodes talk over
+// the network and add no peer buffers here.
 func sglangPreloadGapGiB(g *GPU, ranks int) float64 {
 	gap := sglangContextGiB
 	if ranks > 1 && nvlinkFabric(g) {
