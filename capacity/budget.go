@@ -308,6 +308,31 @@ func (e *estimator) weightsPerGPU() {
 		heaviest = max(heaviest, b)
 	}
 	e.est.WeightsBytesPerGPU = ptr(heaviest)
+	e.draftWeightsPerGPU(w)
+}
+
+// draftWeightsPerGPU works out a separate draft model's weights per GPU: the
+// draft worker shards it over the same TP ranks as the target, in its own
+// checkpoint dtype and quantization (the target's dtype when it states none).
+func (e *estimator) draftWeightsPerGPU(target weightInput) {
+	d := e.draftModel
+	if d == nil {
+		return
+	}
+	w := target
+	w.PP, w.Quant = 1, d.Quant
+	if d.Dtype != "" && dtypeBytes(d.Dtype) > 0 {
+		w.DtypeBytes = dtypeBytes(d.Dtype)
+	}
+	stages, steps, err := stageWeights(d, w)
+	if err != nil {
+		e.est.assume("the weights of draft %s are unknown (%v), so they are not counted: the real pool is smaller", d.ID, err)
+		return
+	}
+	e.draftWeights, e.draftWeightsKnown = stages[0], true
+	for _, s := range steps {
+		e.est.derive("draft %s: %s", d.ID, s)
+	}
 }
 
 // onlineQuant is the weight storage under --quantization. Online methods

@@ -13,17 +13,61 @@ import "strings"
 const gib = float64(1 << 30)
 
 // sglangPreloadGapGiB is the memory SGLang's free-memory reading has lost
-// before the weights load: the CUDA context, NCCL communicators and custom
-// all-reduce buffers created by model_runner.py ModelRunner.init_torch_distributed
-// (modal-projects/sglang@8905cbd4), whose get_available_gpu_memory result is
-// the "pre" of kv_cache_configurator.py _profile_available_bytes. Logged
-// gaps: 0.84 GiB (H100, TP1), 0.86 GiB (L4, TP4), about 1.0 GiB (32 GB card),
-// 3.1 GiB (H200, TP8, NVLink all-reduce buffers over eight peers).
-func sglangPreloadGapGiB(tp int) float64 {
-	if tp >= 8 {
-		return 3.1
+// before the weights load, the "pre" of kv_cache_configurator.py
+// _profile_available_bytes: distributed/bootstrap.py init_torch_distributed
+// measures it with get_available_gpu_memory(distributed=True), the MIN over
+// ranks of cudaMemGetInfo's free memory (utils/common.py), after the CUDA
+// context, the NCCL communicators and the custom all-reduce buffers exist
+// (modal-projects/sglang@8905cbd4). kvlint models it as the CUDA context and
+// driver reserve, the same on every GPU, plus communication buffers for each
+// peer on an NVLink fabric. On more than two PCIe-only GPUs SGLang disables
+// its custom all-reduce (custom_all_reduce_utils.py
+// can_use_custom_all_reduce_with_nvlink: "not supported on more than two
+// PCIe-only GPUs") and the logged gap stays at the single-GPU figure.
+//
+// The two constants are fitted on the pre-load figures of public logs
+// (memory.total − "Load weight begin. avail mem"), listed with their sources
+// in sglangPreloadObservations (overhead_test.go), which checks every one.
+//
+// A rank's NVLink peers are the other GPUs of its machine, at most seven on
+// the eight-GPU boards these parts ship in; ranks on other nodes talk over
+// the network and add no peer buffers here.
+func sglangPreloadGapGiB(g *GPU, ranks int) float64 {
+	gap := sglangContextGiB
+	if ranks > 1 && nvlinkFabric(g) {
+		gap += float64(min(ranks, 8)-1) * sglangPeerBufferGiB
 	}
-	return 0.85
+	return gap
+}
+
+// sglangContextGiB is the gap on one GPU: 0.84 GiB on an H100 (TP1) and
+// 0.86 GiB on four PCIe L4s, where no peer buffers are created.
+const sglangContextGiB = 0.85
+
+// sglangPeerBufferGiB is the further gap per NVLink peer: 3.11 GiB was
+// logged on eight 141 GB Hopper GPUs (sgl-project/sglang#11716),
+// (3.11 − 0.85) / 7 peers. Linear in the peers is an
+// assumption: no TP2 or TP4 pre-load figure on an NVLink machine is among
+// the observations.
+const sglangPeerBufferGiB = 0.323
+
+// nvlinkFabric says the GPU is sold as an NVLink-switch (SXM/HGX) part, where
+// SGLang's custom all-reduce runs between all TP ranks. PCIe cards (L4, A10G,
+// RTX, L40S, the PCIe and NVL H100s) and AMD GPUs (not calibrated) are not.
+func nvlinkFabric(g *GPU) bool {
+	if g == nil || g.Vendor != "NVIDIA" {
+		return false
+	}
+	n := strings.ToUpper(g.Name)
+	if strings.Contains(n, "SXM") {
+		return true
+	}
+	for _, p := range []string{"H20-", "H800", "B200", "B300", "GB200", "GB300"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sglangLoadExtraGiB is what loading leaves allocated besides the parameters

@@ -19,16 +19,30 @@ func (e *estimator) pool() {
 		return
 	}
 	total := float64(e.gpu.MemoryMiB) / 1024
-	gap := sglangPreloadGapGiB(e.tp * e.pp)
+	ranks := e.tp * e.pp
+	gap := sglangPreloadGapGiB(e.gpu, ranks)
 	pre := total - gap
-	e.est.assume("free GPU memory before the weights load is taken as memory.total %.2f GiB − %.2f GiB that CUDA, NCCL and all-reduce buffers take at start-up (model_runner.py init_torch_distributed; calibrated on public startup logs, it varies by driver and topology)", total, gap)
+	fabric := "no NVLink peer buffers"
+	if ranks > 1 && nvlinkFabric(e.gpu) {
+		fabric = fmt.Sprintf("%d NVLink peers × %.3f GiB", min(ranks, 8)-1, sglangPeerBufferGiB)
+	}
+	e.est.assume("free GPU memory before the weights load is taken as memory.total %.2f GiB − %.2f GiB that the CUDA context (%.2f GiB) and communication buffers (%s) take at start-up (bootstrap.py init_torch_distributed; calibrated on public startup logs, it varies by driver and topology)", total, gap, sglangContextGiB, fabric)
 	e.est.assume("weights per GPU: parameter counts × bytes per parameter + %.2f GiB left allocated by loading (calibrated on startup logs); MTP/NextN layers are not loaded without speculative decoding", sglangLoadExtraGiB)
 
 	var budget int64
 	limit := int64(math.MaxInt64)
 	limitStage := 0
 	for r, c := range e.cells {
-		weights := float64(e.weights[r])*(1+e.draftFrac)/gib + sglangLoadExtraGiB
+		weights := float64(e.weights[r])/gib + sglangLoadExtraGiB
+		switch {
+		case e.draftSelf:
+			weights += float64(e.weights[r]) * e.draftFrac / gib
+		case e.draftWeightsKnown:
+			// The draft worker loads before the target's pool is sized
+			// (kv_cache_configurator.py _profile_available_bytes: "Loaded
+			// weights (target + draft)").
+			weights += float64(e.draftWeights) / gib
+		}
 		avail := pre - weights
 		rest := avail - pre*(1-e.memFraction)
 		restBytes := int64(rest * gib)

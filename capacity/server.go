@@ -126,10 +126,16 @@ type estimator struct {
 	weights          []int64 // bytes per GPU, per pipeline stage
 	weightsKnown     bool
 	swaCapTokens     int64 // SWA pool size when SWAChunkCapPoolConfigurator applies
-	// draftFrac is draft layers / target layers when speculative decoding
-	// runs the model's own MTP layers as the draft: the cell and the weights
-	// grow by that share.
-	draftFrac float64
+	// draftFrac is draft layers / target layers under speculative decoding:
+	// the cell grows by that share. draftSelf is set when the draft is the
+	// model's own MTP layers, whose weights grow by the same share;
+	// draftModel is a separate draft, whose weights per GPU are draftWeights
+	// (draftWeightsKnown false when they cannot be worked out).
+	draftFrac         float64
+	draftSelf         bool
+	draftModel        *Model
+	draftWeights      int64
+	draftWeightsKnown bool
 }
 
 func (e *estimator) run() {

@@ -40,7 +40,7 @@ func TestPoolEndToEnd(t *testing.T) {
 			// 70,553,706,496 × 2 / 8 per GPU; mem_fraction_static 0.893.
 			name: "Llama-3.1-70B on H200 TP8", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "nvidia-h200-141gb",
 			args:    []string{"--tp-size", "8"},
-			weights: 17638426624, budget: 113691065683, pool: 2775660, maxReq: 131071, fullCtx: 21, swa: nil,
+			weights: 17638426624, budget: 113680518317, pool: 2775403, maxReq: 131071, fullCtx: 21, swa: nil,
 		},
 		{
 			// FP8 linear layers at 1 B, embeddings and lm_head bf16, over 8
@@ -48,7 +48,7 @@ func TestPoolEndToEnd(t *testing.T) {
 			// 163,840 (yarn factor not applied: original_max_position_embeddings).
 			name: "DeepSeek-V3 on H200 TP8", model: "deepseek-ai/DeepSeek-V3", gpu: "H200",
 			args:    []string{"--tp-size", "8"},
-			weights: 84109972160, budget: 47809225028, pool: 680345, maxReq: 163839, fullCtx: 4, swa: nil,
+			weights: 84109972160, budget: 47798630418, pool: 680194, maxReq: 163839, fullCtx: 4, swa: nil,
 		},
 		{
 			// MXFP4 experts at 4.25 bits, the rest bf16; hybrid SWA cell

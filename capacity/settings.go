@@ -2,6 +2,9 @@ package capacity
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -242,8 +245,10 @@ func (e *estimator) cell() {
 		if e.draftFrac > 0 && !e.hybridSWA {
 			// pool_configurator.py DefaultPoolConfigurator.__init__: the
 			// draft's KV layers share the pool, so each token's cell grows by
-			// draft layers / target layers.
-			c.Bytes *= 1 + e.draftFrac
+			// draft layers / target layers, truncated by int().
+			before := c.Bytes
+			c.Bytes = math.Floor(c.Bytes * (1 + e.draftFrac))
+			c.Steps = append(c.Steps, fmt.Sprintf("cell with the draft's KV layers = int(%s × (1 + %.4g)) = %s B/token", formatBytesFloat(before), e.draftFrac, formatBytesFloat(c.Bytes)))
 		}
 		e.cells = append(e.cells, c)
 		if c.Bytes > worst {
@@ -265,15 +270,21 @@ func (e *estimator) cell() {
 	e.est.CellBytesPerToken = ptr(int64(largest.Bytes))
 }
 
-// speculative folds a self-drafting speculative decoder into the pool
-// (modal-projects/sglang@8905cbd4 pool_configurator.py
+// speculative folds speculative decoding's draft into the pool
+// (modal-projects/sglang@8905cbd4): pool_configurator.py
 // DefaultPoolConfigurator.__init__ scales the cell by 1 + draft layers /
-// target layers; kv_cache_configurator.py _profile_available_bytes counts the
-// draft weights in the budget). For DeepSeek-style MTP (NEXTN, or EAGLE with
-// no separate draft) the draft is the model's own num_nextn_predict_layers
-// (arg_groups/speculative_hook.py sets the draft path to the model path).
-// Another draft model is not in any file kvlint reads: it is reported, not
-// counted.
+// target layers for EAGLE, EAGLE3 and STANDALONE (is_eagle() also covers
+// FROZEN_KV_MTP; NEXTN is normalized to EAGLE by the speculative hook), and
+// kv_cache_configurator.py _profile_available_bytes measures the free memory
+// after the draft weights are loaded. For DeepSeek-style MTP (NEXTN, or
+// EAGLE with no separate draft) the draft is the model's own
+// num_nextn_predict_layers (arg_groups/speculative_hook.py sets the draft
+// path to the model path). A separate draft counts
+// spec_aux_hidden_state.py _resolve_eagle_aux_hidden_state's layers: the
+// draft config's num_nextn_predict_layers, else its num_hidden_layers; it is
+// resolved like the served model (.kvlint.yaml models:, a config.json
+// directory beside the launching file, the catalog and its variant rules).
+// A draft kvlint cannot resolve is reported, not counted.
 func (e *estimator) speculative() {
 	spec, st := e.r.str("--speculative-algorithm")
 	if st != argSet || spec == "" {
@@ -284,9 +295,67 @@ func (e *estimator) speculative() {
 	draft, dst := e.r.str("--speculative-draft-model-path")
 	selfDraft := dst == argUnset || draft == "" || draft == m.ID
 	if (alg == "NEXTN" || alg == "EAGLE" || alg == "MTP") && selfDraft && m.NextNLayers > 0 && m.Layers > 0 {
-		e.draftFrac = float64(m.NextNLayers) / float64(m.Layers)
+		e.draftFrac, e.draftSelf = float64(m.NextNLayers)/float64(m.Layers), true
 		e.est.derive("speculative decoding (%s) drafts with the model's %d MTP layer(s): the cell and the weights grow by %d/%d", spec, m.NextNLayers, m.NextNLayers, m.Layers)
 		return
 	}
-	e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller", spec)
+	eagleFamily := alg == "EAGLE" || alg == "EAGLE3" || alg == "STANDALONE" || alg == "FROZEN_KV_MTP" || alg == "NEXTN"
+	if eagleFamily && dst == argSet && !selfDraft && m.Layers > 0 && !e.hybridSWA {
+		if d := e.resolveDraft(strings.TrimSpace(draft)); d != nil {
+			layers, what := d.NextNLayers, "num_nextn_predict_layers"
+			if layers <= 0 {
+				layers, what = d.Layers, "num_hidden_layers"
+			}
+			if layers > 0 {
+				e.draftFrac, e.draftModel = float64(layers)/float64(m.Layers), d
+				e.est.derive("speculative decoding (%s) with draft %s: its %s %d adds KV layers to the pool, so the cell grows by %d/%d (pool_configurator.py DefaultPoolConfigurator, which assumes the draft's per-layer KV size is the target's)", spec, d.ID, what, layers, layers, m.Layers)
+				return
+			}
+		}
+	}
+	e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller; declare the draft's config.json under models: in .kvlint.yaml to count them", spec)
+}
+
+// resolveDraft finds the configuration of a separate draft model, the way
+// resolveModel finds the served one but without the hub cache: a .kvlint.yaml
+// models: entry, a config.json directory beside the launching file, a catalog
+// id or alias, or the variant rules. It returns nil when none applies.
+func (e *estimator) resolveDraft(name string) *Model {
+	if name == "" {
+		return nil
+	}
+	if mapped, ok := e.opt.ModelConfigs[name]; ok {
+		if m, how := e.cat.lookupModel(mapped); how == matchID || how == matchAlias {
+			return m
+		}
+		path := mapped
+		if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
+			path = filepath.Join(e.opt.BaseDir, path)
+		}
+		if m, err := ReadModelConfigIn(e.fs(), path); err == nil {
+			return m
+		} else {
+			e.est.assume("the config declared for draft %q in .kvlint.yaml cannot be used: %v", name, err)
+			return nil
+		}
+	}
+	if !filepath.IsAbs(name) && e.s.Span.File != "" {
+		dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
+		if _, err := os.Lstat(filepath.Join(dir, "config.json")); err == nil {
+			m, err := ReadModelConfigIn(e.fs(), dir)
+			if err != nil {
+				e.est.assume("the draft's config.json at %s cannot be used: %v", dir, err)
+				return nil
+			}
+			return m
+		}
+	}
+	if m, how := e.cat.lookupModel(name); how == matchID || how == matchAlias {
+		return m
+	}
+	if v, ok := e.cat.lookupVariant(name); ok {
+		e.est.assume("draft %q is not in kvlint's catalog; it is resolved by the variant rules (inferred, not read from its own config.json)", name)
+		return v
+	}
+	return nil
 }

@@ -1,9 +1,12 @@
 package capacity
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/engine"
@@ -22,60 +25,62 @@ type startupLog struct {
 	KVGiB      *float64 `json:"logged_kv_gib"`
 	Tokens     *int64   `json:"logged_tokens"`
 	PoolTokens *int64   `json:"logged_pool_tokens"`
+	// PreloadGiB and WeightsGiB are SGLang's "Load weight begin. avail mem"
+	// and "Load weight end. … mem usage", when the log has them: the inputs
+	// of the pre-load gap and load overhead kvlint models.
+	PreloadGiB *float64 `json:"logged_preload_gib"`
+	WeightsGiB *float64 `json:"logged_weights_gib"`
+	// KnownMiss is why the model does not reach this row. The test fails
+	// when such a row comes within tolerance (it must then lose the field)
+	// or when a row without it misses.
+	KnownMiss string `json:"known_miss"`
 }
 
 // Tolerances of the estimate against the engines' logs: 10% of SGLang's
-// pool, 15% of vLLM's KV memory. A vLLM log whose KV memory is below 2 GiB
-// (or negative: the server did not start) is judged on the absolute error,
-// at most 1.5 GiB, since a relative error of a near-zero figure says nothing.
+// pool, 15% of vLLM's KV memory (or of its token count, when the log gives
+// only blocks or tokens). A vLLM log whose KV memory is below 2 GiB (or
+// negative: the server did not start) is judged on the absolute error, at
+// most 1.5 GiB, since a relative error of a near-zero figure says nothing.
 const (
 	sglangTolerance  = 0.10
 	vllmTolerance    = 0.15
 	vllmAbsTolerance = 1.5
 )
 
-// vllmKnownMisses are the rows the model does not reach, each with the reason:
-// the test fails if one of them comes within tolerance (then it is no longer
-// a miss and must leave this list) or if any other row misses.
-var vllmKnownMisses = map[int]string{
-	// gpt-oss-120b on an H100: the log's "Model loading took 65.97 GiB" is
-	// about 6 GiB above the catalog's MXFP4 parameter bytes (the Hopper MoE
-	// kernels keep the experts in a padded layout), so kvlint's budget is
-	// that much too large.
-	4: "gpt-oss-120b weights on Hopper: 65.97 GiB logged, about 60 GiB counted",
-	// The same model with --max-num-batched-tokens 1024: the log leaves 1.71
-	// GiB, about 5.8 GiB less than the weights gap explains; the profiled
-	// peak of that release is not proportional to the batched tokens.
-	5: "gpt-oss-120b weights and a profiled peak not proportional to the batched tokens",
-}
-
-func TestStartupLogs(t *testing.T) {
+func readStartupLogs(t *testing.T) []startupLog {
+	t.Helper()
 	raw, err := os.ReadFile("testdata/startup_logs.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Logs []startupLog `json:"logs"`
+		About string       `json:"about"`
+		Logs  []startupLog `json:"logs"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
+	return doc.Logs
+}
+
+// TestStartupLogs compares each row's estimate with what the engine logged
+// and prints the error of every row, so a change to the model shows its
+// effect on all of them.
+func TestStartupLogs(t *testing.T) {
 	var sglangN, vllmN int
-	for i, l := range doc.Logs {
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-7s %-36s %-15s %-10s %12s %12s %8s\n", "engine", "model", "gpu", "parallel", "logged", "estimated", "error")
+	for i, l := range readStartupLogs(t) {
 		if l.Source == "" || l.GPU == "" || l.Model == "" {
 			t.Errorf("row %d: every log must cite its source and state GPU and model", i)
 			continue
 		}
-		prog := engine.SGLangServer
-		if l.Engine == "vllm" {
-			prog = engine.VLLMServer
-		}
-		s := parsedServer(prog, l.Model, l.GPU, l.Args...)
-		opt := Options{}
-		if l.Catalog != l.Model {
-			opt.ModelConfigs = map[string]string{l.Model: l.Catalog}
-		}
-		est := EstimateServer(s, opt)
+		est := l.estimate()
+		parallel := parallelOf(l.Args)
+		var ok bool
+		var logged, got, errText string
 		switch l.Engine {
 		case "sglang":
 			sglangN++
@@ -84,39 +89,74 @@ func TestStartupLogs(t *testing.T) {
 				continue
 			}
 			rel := float64(*est.PoolTokens-*l.PoolTokens) / float64(*l.PoolTokens)
-			t.Logf("SGLang %s %s on %s: logged %d tokens, estimated %d (%+.1f%%)", l.Source, l.Model, l.GPU, *l.PoolTokens, *est.PoolTokens, rel*100)
-			if math.Abs(rel) > sglangTolerance {
-				t.Errorf("row %d (%s): SGLang pool off by %+.1f%%, beyond %.0f%%", i, l.Source, rel*100, sglangTolerance*100)
-			}
+			ok = math.Abs(rel) <= sglangTolerance
+			logged, got, errText = Thousands(*l.PoolTokens)+" tok", Thousands(*est.PoolTokens)+" tok", fmt.Sprintf("%+.1f%%", rel*100)
 		case "vllm":
 			vllmN++
-			if est.KVBudgetBytes == nil || l.KVGiB == nil {
-				t.Errorf("row %d (%s): KV memory not estimated: missing %v", i, l.Source, est.Missing)
-				continue
-			}
-			got := float64(*est.KVBudgetBytes) / (1 << 30)
-			diff := got - *l.KVGiB
-			ok := math.Abs(diff) <= vllmAbsTolerance
-			rel := math.NaN()
-			if *l.KVGiB >= 2 {
-				rel = diff / *l.KVGiB
-				ok = math.Abs(rel) <= vllmTolerance
-			}
-			t.Logf("vLLM %s %s on %s: logged %.2f GiB, estimated %.2f GiB (%+.2f GiB, %+.1f%%)", l.Source, l.Model, l.GPU, *l.KVGiB, got, diff, rel*100)
-			why, known := vllmKnownMisses[i]
 			switch {
-			case !ok && !known:
-				t.Errorf("row %d (%s): vLLM KV memory off by %+.2f GiB (%+.1f%%), beyond tolerance", i, l.Source, diff, rel*100)
-			case ok && known:
-				t.Errorf("row %d (%s) is listed as a known miss (%s) but is within tolerance: remove it from vllmKnownMisses", i, l.Source, why)
-			case known:
-				t.Logf("  known miss: %s", why)
+			case l.KVGiB != nil && est.KVBudgetBytes != nil:
+				gotGiB := float64(*est.KVBudgetBytes) / (1 << 30)
+				diff := gotGiB - *l.KVGiB
+				ok = math.Abs(diff) <= vllmAbsTolerance
+				errText = fmt.Sprintf("%+.2f GiB", diff)
+				if *l.KVGiB >= 2 {
+					rel := diff / *l.KVGiB
+					ok = math.Abs(rel) <= vllmTolerance
+					errText = fmt.Sprintf("%+.1f%%", rel*100)
+				}
+				logged, got = fmt.Sprintf("%.2f GiB", *l.KVGiB), fmt.Sprintf("%.2f GiB", gotGiB)
+			case l.KVGiB == nil && l.Tokens != nil && est.PoolTokens != nil:
+				rel := float64(*est.PoolTokens-*l.Tokens) / float64(*l.Tokens)
+				ok = math.Abs(rel) <= vllmTolerance
+				logged, got, errText = Thousands(*l.Tokens)+" tok", Thousands(*est.PoolTokens)+" tok", fmt.Sprintf("%+.1f%%", rel*100)
+			default:
+				t.Errorf("row %d (%s): KV cache not estimated: missing %v", i, l.Source, est.Missing)
+				continue
 			}
 		default:
 			t.Errorf("row %d: unknown engine %q", i, l.Engine)
+			continue
 		}
+		mark := ""
+		switch {
+		case !ok && l.KnownMiss == "":
+			t.Errorf("row %d (%s, %s on %s %s): off by %s, beyond tolerance", i, l.Source, l.Model, l.GPU, parallel, errText)
+			mark = "  MISS"
+		case ok && l.KnownMiss != "":
+			t.Errorf("row %d (%s) is marked as a known miss (%s) but is within tolerance: remove known_miss", i, l.Source, l.KnownMiss)
+		case l.KnownMiss != "":
+			mark = "  known miss"
+		}
+		fmt.Fprintf(&table, "%-7s %-36s %-15s %-10s %12s %12s %8s%s\n", l.Engine, l.Model, l.GPU, parallel, logged, got, errText, mark)
 	}
+	t.Logf("estimates against the logged pools:\n%s", table.String())
 	if sglangN == 0 || vllmN == 0 {
 		t.Errorf("need logs of both engines, have %d SGLang and %d vLLM", sglangN, vllmN)
 	}
+}
+
+// estimate sizes the row's server as a parser would hand it over, the
+// logged model id declared as the catalog row it resolves to.
+func (l startupLog) estimate() Estimate {
+	prog := engine.SGLangServer
+	if l.Engine == "vllm" {
+		prog = engine.VLLMServer
+	}
+	s := parsedServer(prog, l.Model, l.GPU, l.Args...)
+	opt := Options{}
+	if l.Catalog != l.Model {
+		opt.ModelConfigs = map[string]string{l.Model: l.Catalog}
+	}
+	return EstimateServer(s, opt)
+}
+
+// parallelOf names the tensor-parallel size a row's arguments give.
+func parallelOf(args []string) string {
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--tp-size", "--tp", "--tensor-parallel-size":
+			return "TP" + args[i+1]
+		}
+	}
+	return "TP1"
 }
