@@ -101,6 +101,12 @@ func TestCellSizeFromSGLangFormula(t *testing.T) {
 		{"c4ai-command-r-v01 TP4", "CohereForAI/c4ai-command-r-v01", []string{"--tp-size", "4"}, 16 * 256 * 40 * 2},
 		// Llama 2 7B is MHA: 32 × (128+128) × 32.
 		{"Llama-2-7b", "meta-llama/Llama-2-7b-hf", nil, 32 * 256 * 32 * 2},
+		// phi-4 (Phi3ForCausalLM with GQA): 10 KV heads × (128+128) × 40 layers.
+		{"phi-4", "microsoft/phi-4", nil, 10 * 256 * 40 * 2},
+		// Qwen3-Coder-30B-A3B (Qwen3 MoE): 4 KV heads × (128+128) × 48 layers.
+		{"Qwen3-Coder-30B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct", nil, 4 * 256 * 48 * 2},
+		// Devstral 2 (Ministral3): 8 KV heads over TP 8 → 1 × (128+128) × 88 layers.
+		{"Devstral-2-123B TP8", "mistralai/Devstral-2-123B-Instruct-2512", []string{"--tp-size", "8"}, 1 * 256 * 88 * 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
