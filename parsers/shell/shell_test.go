@@ -603,9 +603,9 @@ func TestTooManyWords(t *testing.T) {
 	if len(cmds) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Message, "more than 65536 words") {
 		t.Fatalf("cmds %d, errors %v", len(cmds), errs)
 	}
-	// python3, -m, the module and 65,534 --foo make 65,537 words: the
-	// error is at the next --foo, column 32+6*65534+1.
-	if want := 32 + 6*65534 + 1; errs[0].Span.Col != want {
+	// python3, -m, the module and 65,533 --foo make 65,536 words: the
+	// error is at the next --foo, column 32+6*65533+1.
+	if want := 32 + 6*65533 + 1; errs[0].Span.Col != want {
 		t.Errorf("error at col %d, want %d", errs[0].Span.Col, want)
 	}
 }
