@@ -123,6 +123,8 @@ var hostileCases = []hostileCase{
 		message: "sglang: tp larger than one node"},
 	{name: "Helm required", setup: checkedIn("helm-required"), file: "helm-required/templates/server.yaml", line: 6,
 		message: "sglang: .Values.model must be set"},
+	{name: "shell array doubled on every line", setup: checkedIn("shell-growth"), file: "shell-growth/grow.sh", line: 20,
+		message: "variables are expanded more than 1048576 times (counting each step of their origin) in this script; not expanded"},
 	{name: "Terraform cyclic locals", setup: checkedIn("cyclic-locals"), file: "cyclic-locals/main.tf", line: 2,
 		message: "local.pool depends on itself (local.pool → local.context → local.pool)"},
 	{name: "Terraform huge count", setup: checkedIn("huge-count"), file: "huge-count/main.tf", line: 2,

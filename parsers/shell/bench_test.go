@@ -54,12 +54,24 @@ func chainScript(n int) []byte {
 	return []byte(b.String())
 }
 
+// appendScript is a script of n lines that append a long literal to one
+// variable (A+=...): the value grows linearly, its copies quadratically.
+func appendScript(n int) []byte {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\nA=\n")
+	for range n {
+		b.WriteString("A+=" + strings.Repeat("x", 100) + "\n")
+	}
+	b.WriteString("python3 -m sglang.launch_server --model-path \"$A\"\n")
+	return []byte(b.String())
+}
+
 // BenchmarkHostileExpansion measures the hostile doubling scripts of
 // testdata/hostile/shell-doubling at several lengths: the budget should
 // make their cost grow with the lines, not with what they would expand to.
 func BenchmarkHostileExpansion(b *testing.B) {
 	for _, n := range []int{1000, 30000} {
-		for name, script := range map[string]func(int) []byte{"double": doublingScript, "argv": argvScript, "array": arrayScript, "chain": chainScript} {
+		for name, script := range map[string]func(int) []byte{"double": doublingScript, "argv": argvScript, "array": arrayScript, "chain": chainScript, "append": appendScript} {
 			text := script(n)
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {
