@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kvlint/kvlint/analysis"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/internal/outfile"
 	"github.com/kvlint/kvlint/report"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/sarif"
@@ -267,10 +267,6 @@ func findingsShown(res *analysis.Result, quiet bool, threshold diag.Severity) *a
 	return &shown
 }
 
-// errLinkTarget refuses an output path that is a symbolic link: a checkout
-// can commit kvlint.sarif as a link to any file the CI user may write.
-var errLinkTarget = fmt.Errorf("is a symbolic link; kvlint does not write through links (remove it or name another file)")
-
 // checkOutputPaths refuses, before the run, output files kvlint will not
 // write: a symbolic link, or anything that is not a regular file.
 func checkOutputPaths(outs []output) error {
@@ -278,97 +274,21 @@ func checkOutputPaths(outs []output) error {
 		if o.path == "" {
 			continue
 		}
-		if err := writable(o.path); err != nil {
+		if err := outfile.Check(o.path); err != nil {
 			return usagef("--format %s=%s: %v", o.format, o.path, err)
 		}
 	}
 	return nil
 }
 
-// writable says why path may not be replaced by an output (nil: it may).
-func writable(path string) error {
-	if err := linkedDir(path); err != nil {
-		return err
-	}
-	info, err := os.Lstat(path)
-	switch {
-	case os.IsNotExist(err):
-		return nil
-	case err != nil:
-		return err
-	case info.Mode()&os.ModeSymlink != 0:
-		return errLinkTarget
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("is not a regular file")
-	}
-	return nil
-}
-
-// linkedDir refuses a path whose directory, below the working directory
-// (the checkout, in CI), is or passes through a symbolic link: a checkout
-// can commit out -> /home/runner/.ssh as well as a linked file, and the
-// rename that replaces a linked file still writes inside a linked
-// directory. Directories above the working directory are the user's.
-func linkedDir(path string) error {
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(wd, filepath.Dir(abs))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil
-	}
-	dir := wd
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		dir = filepath.Join(dir, part)
-		info, err := os.Lstat(dir)
-		if err != nil {
-			return nil // a missing directory: the write fails on its own
-		}
-		if info.Mode()&os.ModeSymlink != 0 {
-			r, _ := filepath.Rel(wd, dir)
-			return fmt.Errorf("is in %s, a symbolic link; kvlint does not write through links (remove it or name another file)", r)
-		}
-	}
-	return nil
-}
-
-// writeReplacing writes data to path through a temporary file in the same
-// directory and a rename over path: the output appears whole or not at all,
-// and a symbolic link at path (were one put there after checkOutputPaths)
-// is replaced, never written through, since rename(2) acts on the link
-// itself.
+// writeReplacing writes data to path through a temporary file and a
+// rename, refusing symbolic links as it writes (internal/outfile): the
+// check before the run cannot be raced.
 func writeReplacing(path string, data []byte) error {
-	if err := writable(path); err != nil {
+	if err := outfile.Replace(path, data); err != nil {
 		return fmt.Errorf("%s %v", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".kvlint-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return nil
 }
 
 // safe escapes what the input could smuggle into a report (report.Clean):

@@ -22,6 +22,7 @@ func applyLimits() error {
 		// Collect hard before the limit is reached, so that garbage is
 		// not what runs the child out of address space.
 		debug.SetMemoryLimit(int64(n / 2))
+		memBudget.Store(n)
 	}
 	if n, err := strconv.ParseUint(os.Getenv("KVLINT_WORKER_LIMIT_CPU"), 10, 64); err == nil && n > 0 {
 		// SIGXCPU at the soft limit (ignored by Go), SIGKILL a second later.

@@ -101,6 +101,16 @@ func Enable() { enabled.Store(true) }
 // the caller evaluates in process.
 var ErrUnavailable = errors.New("worker processes are not available")
 
+// memBudget is the address space this process may use beyond its start
+// when it is a child under a memory limit, 0 otherwise.
+var memBudget atomic.Uint64
+
+// MemBudget is the memory this process may use beyond its start when it
+// is a worker under a memory limit (0: no limit is known). Code that can
+// stop itself cleanly before the limit (a guarded render) measures
+// against it.
+func MemBudget() uint64 { return memBudget.Load() }
+
 // Available reports whether Call would start a child.
 func Available() bool {
 	return enabled.Load() && runtime.GOOS == "linux" && os.Getenv(envOff) != "off"

@@ -31,6 +31,12 @@ var (
 // names.
 func (rr *rendering) renderError(err error) *diag.Diagnostic {
 	msg := condenseRecursion(err.Error())
+	if rr.guard != nil {
+		if name, line, col, ok := rr.guardError(rr.guard, msg); ok {
+			m := guardErrRE.FindStringSubmatch(msg)
+			return rr.templateError(name, line, col, m[2], false)
+		}
+	}
 	if m := atRE.FindStringSubmatch(msg); m != nil {
 		text := strings.TrimSpace(msg[len(m[0]):])
 		if text == "" {

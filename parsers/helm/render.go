@@ -43,6 +43,8 @@ type rendering struct {
 	// placeholder, to tell what depends on it.
 	unknown map[string]string
 	alt     map[string]string
+	// guard is the budget of the plain render (guard.go).
+	guard *guard
 }
 
 type setOrigin struct {
@@ -128,7 +130,17 @@ func render(r Release) (*rendering, []*diag.Diagnostic) {
 		rr.values = v
 	}
 
-	files, err := rr.renderWith(c, rr.values)
+	// The plain render runs guarded (guard.go): a template that builds
+	// output without end stops at its own line, not at the worker's limit.
+	rr.guard = newGuard()
+	files, err := rr.renderGuarded(c, rr.values)
+	if err != nil && !guardErrRE.MatchString(err.Error()) {
+		// Helm names the place of any other error in the instrumented
+		// copy: the chart as written, rendered again, fails at the same
+		// node (the guards changed nothing before it) and names it there.
+		plain, perr := rr.renderWith(c, rr.values)
+		files, err = plain, perr
+	}
 	if err != nil {
 		return nil, []*diag.Diagnostic{rr.renderError(err)}
 	}
@@ -228,6 +240,22 @@ func (rr *rendering) renderWith(c *chart.Chart, values map[string]any) (files ma
 	// getHostByName returns "" (pkg/engine/engine.go, initFunMap).
 	var e engine.Engine
 	return e.Render(c, top)
+}
+
+// renderGuarded is renderWith for the copy of c the guard instruments,
+// with the guard answering lookup.
+func (rr *rendering) renderGuarded(c *chart.Chart, values map[string]any) (files map[string]string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering template failed: %v", r)
+		}
+	}()
+	top := chartutil.Values{}
+	for k, v := range rr.top {
+		top[k] = v
+	}
+	top["Values"] = chartutil.Values(deepCopy(values).(map[string]any))
+	return engine.RenderWithClientProvider(rr.guard.instrument(c), top, rr.guard)
 }
 
 func deepCopy(v any) any {

@@ -150,6 +150,9 @@ func (w *walker) wholeArray(word *syntax.Word, st *vars) ([]field, bool) {
 		}
 	}
 	s := w.off(word.Pos())
+	if !w.payValues(elems, arrayStep(v), s, w.off(word.End())) {
+		return []field{w.rawField(s, w.off(word.End()))}, true
+	}
 	out := make([]field, len(elems))
 	for i, e := range elems {
 		e := e

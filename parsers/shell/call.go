@@ -33,16 +33,17 @@ func (w *walker) call(c *syntax.CallExpr, st *vars) {
 		fields = append(fields, f)
 	}
 	for _, arg := range c.Args {
-		if len(words) > engine.MaxArgv {
-			// Millions of words fit on one line of a file kvlint reads;
-			// each costs hundreds of bytes here, and no engine launch has
-			// so many. The command is reported, not half-built.
-			w.errorf(w.off(arg.Pos()), w.off(arg.End()), "command has more than %d words; not analysed", engine.MaxArgv)
-			return
-		}
 		for _, f := range w.expandFields(arg, st) {
 			words = append(words, w.value(f))
 			fields = append(fields, f)
+		}
+		if len(words) > engine.MaxArgv {
+			// Millions of words fit on one line of a file kvlint reads
+			// (or in a variable it expands); each costs hundreds of bytes
+			// here, and no engine launch has so many. The command is
+			// reported at the word that crossed the bound, not half-built.
+			w.errorf(w.off(arg.Pos()), w.off(arg.End()), "command has more than %d words; not analysed", engine.MaxArgv)
+			return
 		}
 	}
 	if len(words) == 0 {
@@ -255,8 +256,15 @@ func (w *walker) assign(a *syntax.Assign, st *vars, unknown bool) field {
 		case !ok:
 			val.Known = false
 		case !old.unset:
+			// A+=v copies the old value: n such lines copy n²/2 bytes,
+			// which the run's budget bounds like any other expansion.
+			from := originOf(old)
+			if !w.spend(s, e, len(old.val.Raw)+len(val.Raw), 1+len(from)) {
+				st.forget(map[string]bool{name: true})
+				return f
+			}
 			val.Raw = old.val.Raw + val.Raw
-			val.Origin = append(originOf(old), val.Origin...)
+			val.Origin = append(from, val.Origin...)
 			src = append(slices.Clone(w.varSrc(old)), src...)
 		}
 	}

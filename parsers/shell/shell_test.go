@@ -603,9 +603,84 @@ func TestTooManyWords(t *testing.T) {
 	if len(cmds) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Message, "more than 65536 words") {
 		t.Fatalf("cmds %d, errors %v", len(cmds), errs)
 	}
-	// python3, -m, the module and 65,534 --foo make 65,537 words: the
-	// error is at the next --foo, column 32+6*65534+1.
-	if want := 32 + 6*65534 + 1; errs[0].Span.Col != want {
+	// python3, -m, the module and 65,533 --foo make 65,536 words: the
+	// error is at the next --foo, column 32+6*65533+1.
+	if want := 32 + 6*65533 + 1; errs[0].Span.Col != want {
 		t.Errorf("error at col %d, want %d", errs[0].Span.Col, want)
+	}
+}
+
+// A 30,000-line script that grows a value on every line stops at the
+// expansion that crosses the run's budget, the same one on any machine,
+// and the launch after it is still found with an unknown word whose
+// origin stays short.
+func TestGrowingExpansionsBounded(t *testing.T) {
+	// chain: line k+2 (A<k>=$A<k-1>) copies an origin of k steps, paying
+	// k+1; the first k whose running sum k(k+3)/2 passes maxSteps is the
+	// line of the error.
+	chainLine := 0
+	for k := 1; chainLine == 0; k++ {
+		if k*(k+3)/2 > maxSteps {
+			chainLine = k + 2
+		}
+	}
+	// append: line k+2 copies the k*100 bytes the value then holds.
+	appendLine := 0
+	for k := 1; appendLine == 0; k++ {
+		if 100*k*(k+1)/2 > maxCopy {
+			appendLine = k + 2
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		text    []byte
+		line    int
+		col     int
+		message string
+	}{
+		{"double", doublingScript(30000), 25, 3, "expand to more than 16777216 bytes"},
+		{"argv", argvScript(30000), 24, 4, "expand to more than 16777216 bytes"},
+		{"array", arrayScript(30000), 18, 4, "expanded more than 1048576 times"},
+		{"chain", chainScript(30000), chainLine, 7, "expanded more than 1048576 times"},
+		{"append", appendScript(30000), appendLine, 1, "expand to more than 16777216 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmds, errs := Commands(Source{File: "x.sh", Text: tc.text})
+			if len(errs) != 1 || !strings.Contains(errs[0].Message, tc.message) {
+				t.Fatalf("errors: %v", errs)
+			}
+			if sp := errs[0].Span; sp.Line != tc.line || sp.Col != tc.col {
+				t.Errorf("error at %d:%d, want %d:%d", sp.Line, sp.Col, tc.line, tc.col)
+			}
+			last := cmds[len(cmds)-1]
+			if len(last.Words) < 5 || last.Words[0].Raw != "python3" {
+				t.Fatalf("launch words: %d", len(last.Words))
+			}
+			for _, w := range last.Words {
+				if len(w.Origin) > 4 {
+					t.Errorf("word %.20q has an origin of %d steps", w.Raw, len(w.Origin))
+				}
+			}
+			if w := last.Words[len(last.Words)-1]; w.Known {
+				t.Errorf("last word %.20q is known", w.Raw)
+			}
+		})
+	}
+}
+
+// An unquoted expansion that would split into more words than any
+// command has is an error at the expansion, before the words are made.
+func TestSplitIntoTooManyWords(t *testing.T) {
+	text := "A='" + strings.Repeat("-x ", 70000) + "'\npython3 -m sglang.launch_server --model-path m $A\n"
+	cmds, errs := Commands(Source{File: "x.sh", Text: []byte(text)})
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "expands to more than 65536 words") {
+		t.Fatalf("errors: %v", errs)
+	}
+	if sp := errs[0].Span; sp.Line != 2 || sp.Col != 48 {
+		t.Errorf("error at %d:%d, want 2:48", sp.Line, sp.Col)
+	}
+	last := cmds[len(cmds)-1]
+	if len(last.Words) != 6 || last.Words[5].Known || last.Words[5].Raw != "$A" {
+		t.Errorf("launch words: %+v", last.Words)
 	}
 }

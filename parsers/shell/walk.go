@@ -51,17 +51,29 @@ type sink struct {
 	// on behalf of a call, so nested calls cannot multiply without end.
 	budget    int
 	exhausted bool
-	// copyLeft bounds the bytes (and origin steps) that expansions copy
-	// from variables in one run: A=$A$A on each of n lines doubles the
-	// value n times, gigabytes from a few hundred bytes of script. Past
-	// it, an expansion is unknown and the first one is an error.
-	copyLeft int
-	copyOver bool
+	// copyLeft bounds the bytes that expansions copy from variables in
+	// one run, and stepsLeft the expansions made and the provenance steps
+	// they copy: A=$A$A on each of n lines doubles the value n times,
+	// gigabytes from a few hundred bytes of script, and A1=$A0, A2=$A1,
+	// ... makes each value's origin one step longer than the last, a
+	// quadratic sum even while the value stays unknown. Both are counted
+	// where a value grows, not in time, so the walk stops at the same
+	// expansion on any machine; past either, an expansion is unknown and
+	// the first one is an error at its place.
+	copyLeft  int
+	stepsLeft int
+	copyOver  bool
 }
 
 // maxCopy is the run's copyLeft: no real script expands to more text than
 // kvlint reads from one file.
 const maxCopy = limits.MaxFileSize
+
+// maxSteps is the run's stepsLeft. A real script makes a few thousand
+// expansions, each with an origin of a few steps; a million lets any of
+// them through, and bounds what a hostile one allocates for provenance to
+// some tens of megabytes.
+const maxSteps = 1 << 20
 
 // maxFollow is the number of function bodies and eval texts one run walks.
 const maxFollow = 512
@@ -94,7 +106,7 @@ func newWalker(src Source, depth int) *walker {
 		text:  src.Text,
 		loc:   locator{file: src.File, lines: lines, mapf: src.Map},
 		depth: depth,
-		out:   &sink{budget: maxFollow, copyLeft: maxCopy},
+		out:   &sink{budget: maxFollow, copyLeft: maxCopy, stepsLeft: maxSteps},
 		funcs: map[string]*function{},
 	}
 }
@@ -106,6 +118,29 @@ func (w *walker) off(p syntax.Pos) int {
 
 func (w *walker) errorf(start, end int, format string, args ...any) {
 	w.out.errs = append(w.out.errs, diag.Errorf(w.loc.span(start, end), format, args...))
+}
+
+// spend takes bytes of copied text and steps (one per expansion, plus the
+// provenance steps it copies) from the run's budget. When they do not fit,
+// the first expansion of the run that does not fit is an error at
+// text[start:end], and every later one is refused too: once a script has
+// shown it grows without bound, what it expands to is not known.
+func (w *walker) spend(start, end, bytes, steps int) bool {
+	out := w.out
+	if !out.copyOver && bytes <= out.copyLeft && steps <= out.stepsLeft {
+		out.copyLeft -= bytes
+		out.stepsLeft -= steps
+		return true
+	}
+	if !out.copyOver {
+		out.copyOver = true
+		if bytes > out.copyLeft {
+			w.errorf(start, end, "variables expand to more than %d bytes in this script; not expanded", maxCopy)
+		} else {
+			w.errorf(start, end, "variables are expanded more than %d times (counting each step of their origin) in this script; not expanded", maxSteps)
+		}
+	}
+	return false
 }
 
 // run walks the text from the start, in the environment of Source.

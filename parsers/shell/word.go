@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/engine"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -133,6 +134,9 @@ func (w *walker) wholeParams(word *syntax.Word, st *vars) ([]field, bool) {
 		}
 	}
 	s := w.off(word.Pos())
+	if !w.payValues(values, nil, s, w.off(word.End())) {
+		return []field{w.rawField(s, w.off(word.End()))}, true
+	}
 	out := make([]field, len(values))
 	for i, v := range values {
 		v := v
@@ -221,7 +225,12 @@ func (x *expander) part(part syntax.WordPart, quoted bool) {
 		switch {
 		case !r.known:
 			x.unknown(s, e)
-			x.cur.origin = append(x.cur.origin, r.origin...)
+			// An unknown value still says where it was set, and that
+			// origin grows with every assignment that copies it: it is
+			// paid for like a known value's.
+			if x.w.spend(s, e, 0, 1+len(r.origin)) {
+				x.cur.origin = append(x.cur.origin, r.origin...)
+			}
 		case quoted || !x.split:
 			x.value(r.val, r.src, s, e, r.origin, quoted)
 		default:
@@ -350,22 +359,26 @@ func (x *expander) value(v string, src []int, s, e int, origin deploy.Origin, qu
 	x.cur.origin = append(x.cur.origin, origin...)
 }
 
-// pay takes the copy of v and its origin from the run's budget (maxCopy).
-// When it does not fit, text[s:e] is appended as written, unknown, and the
-// first such expansion of the run is an error at its place.
+// pay takes the copy of v and its origin from the run's budget (spend).
+// When it does not fit, text[s:e] is appended as written, unknown.
 func (x *expander) pay(v string, origin deploy.Origin, s, e int) bool {
-	out := x.w.out
-	cost := len(v) + len(origin)
-	if !out.copyOver && cost <= out.copyLeft {
-		out.copyLeft -= cost
+	if x.w.spend(s, e, len(v), 1+len(origin)) {
 		return true
-	}
-	if !out.copyOver {
-		out.copyOver = true
-		x.w.errorf(s, e, "variables expand to more than %d bytes in this script; not expanded", maxCopy)
 	}
 	x.unknown(s, e)
 	return false
+}
+
+// payValues takes from the run's budget (spend) the copy of values, each
+// one word with its origin and the steps extra: "${A[@]}" twice in
+// A=("${A[@]}" "${A[@]}") doubles the array, as A=$A$A doubles a string.
+func (w *walker) payValues(values []deploy.Value, extra deploy.Origin, s, e int) bool {
+	bytes, steps := 0, 0
+	for _, v := range values {
+		bytes += len(v.Raw)
+		steps += 1 + len(v.Origin) + len(extra)
+	}
+	return w.spend(s, e, bytes, steps)
 }
 
 // splitValue appends an unquoted known expansion: bash splits it into fields
@@ -382,6 +395,13 @@ func (x *expander) splitValue(v string, src []int, s, e int, origin deploy.Origi
 		x.unknown(s, e)
 		return
 	}
+	if n := countFields(v); len(x.fields)+n > engine.MaxArgv {
+		// No command or array has so many words; each field costs far
+		// more than its bytes, so the split is refused before it is made.
+		x.w.errorf(s, e, "expands to more than %d words; not expanded", engine.MaxArgv)
+		x.unknown(s, e)
+		return
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c == ' ' || c == '\t' || c == '\n' {
@@ -390,10 +410,15 @@ func (x *expander) splitValue(v string, src []int, s, e int, origin deploy.Origi
 			}
 			continue
 		}
+		if !x.open || i == 0 {
+			// Once per field the value starts or continues, not once
+			// per byte: a field's origin is deduplicated only when it
+			// ends.
+			x.cur.origin = append(x.cur.origin, origin...)
+		}
 		x.pattern(c)
 		x.open = true
 		x.addSrc(c, min(s+i, e-1), srcAt(src, i, len(v)))
-		x.cur.origin = append(x.cur.origin, origin...)
 	}
 }
 
@@ -409,6 +434,19 @@ func (x *expander) pattern(c byte) {
 		x.glob = x.glob || x.bracket
 	}
 }
+
+// countFields is the number of fields the default IFS splits v into.
+func countFields(v string) int {
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if !isIFS(v[i]) && (i == 0 || isIFS(v[i-1])) {
+			n++
+		}
+	}
+	return n
+}
+
+func isIFS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
 func containsIFS(v string) bool {
 	for i := 0; i < len(v); i++ {
@@ -449,11 +487,18 @@ func (x *expander) finish() []field {
 	return x.fields
 }
 
-// dedupeSteps keeps the first step at each place.
+// dedupeSteps keeps the first step at each place. It is linear in the
+// steps: an origin may be long in a script made to make it long.
 func dedupeSteps(steps deploy.Origin) deploy.Origin {
+	type place struct {
+		span deploy.Span
+		text string
+	}
 	var out deploy.Origin
+	seen := make(map[place]bool, len(steps))
 	for _, s := range steps {
-		if !slices.ContainsFunc(out, func(x deploy.Step) bool { return x.Span == s.Span && x.Text == s.Text }) {
+		if k := (place{s.Span, s.Text}); !seen[k] {
+			seen[k] = true
 			out = append(out, s)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -86,6 +87,54 @@ func (m *module) capValue(e hcl.Expression, v cty.Value) cty.Value {
 		m.errorf(f.span(r.Start.Byte, r.End.Byte), "%v", errTooBig(why))
 	}
 	return cty.DynamicVal
+}
+
+// capTemplate refuses, before it is evaluated, a template whose literal
+// parts and plain references (local.a, var.x) already hold more than
+// maxString bytes, with the error capValue gives, and reports whether it
+// did. hclsyntax builds a template's whole string in a buffer before it
+// returns it (hcl@v2.25.0 hclsyntax/expression_template.go,
+// TemplateExpr.Value), so a value measured afterwards has already cost its
+// size, the buffer's doublings and a copy: "${local.a}${local.a}" over a
+// 32 MiB local needed some 200 MiB first, which decided, with the garbage
+// collector's timing, whether the worker's memory limit or the cap stopped
+// it. Sizing the parts first makes the cap stop it, always, at the cost
+// of the values that exist. Other parts (function calls, whose results
+// capped bounds, and conditionals) count nothing here: capValue still
+// checks the result.
+func (m *module) capTemplate(e hcl.Expression, ctx *hcl.EvalContext) bool {
+	x, ok := e.(*hclsyntax.TemplateExpr)
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, p := range x.Parts {
+		var v cty.Value
+		switch p := p.(type) {
+		case *hclsyntax.LiteralValueExpr:
+			v = p.Val
+		case *hclsyntax.ScopeTraversalExpr:
+			tv, ds := p.Traversal.TraverseAbs(ctx)
+			if ds.HasErrors() {
+				continue // reported when the template is evaluated
+			}
+			v = tv
+		default:
+			continue
+		}
+		v, _ = v.UnmarkDeep()
+		if v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+			n += len(v.AsString())
+		}
+	}
+	if n <= maxString {
+		return false
+	}
+	r := e.Range()
+	if f := m.fs[r.Filename]; f != nil {
+		m.errorf(f.span(r.Start.Byte, r.End.Byte), "%v", errTooBig(fmt.Sprintf("more than %d MiB of text", maxString>>20)))
+	}
+	return true
 }
 
 // capped wraps a function so that its result is checked against the caps,

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,26 @@ func TestTooDeep(t *testing.T) {
 				t.Errorf("tooDeep = %d, %v; want %d, true", at, deep, tt.at)
 			}
 		})
+	}
+}
+
+// A template whose parts already hold more than the cap is refused before
+// it is evaluated: hclsyntax would build the whole string first, so the
+// memory it needs, not the cap, decided the outcome in a worker. The
+// file("missing.txt") part shows it: evaluated, it is an error of its own.
+func TestTemplateRefusedBeforeBuilt(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("locals {\n  a0 = \"" + strings.Repeat("a", 64) + "\"\n")
+	for i := 1; i < 20; i++ {
+		fmt.Fprintf(&b, "  a%d = \"${local.a%d}${local.a%d}\"\n", i, i-1, i-1)
+	}
+	b.WriteString("  a20 = \"x${local.a19}${local.a19}${file(\"missing.txt\")}\"\n}\n")
+	dir := writeModule(t, map[string]string{"main.tf": b.String()})
+	_, errs := ParseModule(dir, Options{})
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "the result would be more than 32 MiB of text") {
+		t.Fatalf("errors: %v", errs)
+	}
+	if got, want := at(dir, errs[0].Span), "main.tf:22:9-22:58"; got != want {
+		t.Errorf("error at %s, want %s", got, want)
 	}
 }

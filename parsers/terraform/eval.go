@@ -15,6 +15,9 @@ import (
 // name the result is bound to ("local.x"); "" for an argument read where it
 // is written.
 func (m *module) eval(e hcl.Expression, ctx *hcl.EvalContext, scope string) cty.Value {
+	if m.capTemplate(e, ctx) {
+		return m.attach(e, cty.DynamicVal, ctx, scope)
+	}
 	v, ds := e.Value(ctx)
 	m.evalDiags(ds)
 	// A template that repeats a large value ("${local.a}${local.a}") grows

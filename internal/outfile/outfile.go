@@ -1,0 +1,73 @@
+// Package outfile writes kvlint's own outputs (reports, generated files)
+// without ever writing through a symbolic link a checkout may commit.
+//
+// A path below the working directory (the checkout, in CI) is opened one
+// directory at a time, each refused if it is a link, and the file is
+// created and renamed relative to the directory so opened: a link swapped
+// in for any of those directories after the check changes nothing, since
+// the directory in hand is the one that was checked. Directories above
+// the working directory, and a path outside it, are the user's own.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// ErrLink refuses an output path that is a symbolic link: a checkout can
+// commit kvlint.sarif as a link to any file the CI user may write.
+var ErrLink = errors.New("is a symbolic link; kvlint does not write through links (remove it or name another file)")
+
+// ErrNotRegular refuses to replace what is not a regular file.
+var ErrNotRegular = errors.New("is not a regular file")
+
+// LinkedDirError is a path whose directory, below the working directory,
+// is a symbolic link.
+type LinkedDirError struct {
+	Dir string // relative to the working directory
+}
+
+func (e *LinkedDirError) Error() string {
+	return fmt.Sprintf("is in %s, a symbolic link; kvlint does not write through links (remove it or name another file)", e.Dir)
+}
+
+// Check says why path may not be replaced by an output (nil: it may), so
+// that a run can refuse before it starts. Replace checks again as it
+// writes: Check alone protects nothing.
+func Check(path string) error {
+	d, base, err := openDir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a missing directory: the write fails on its own
+	}
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	return d.check(base)
+}
+
+// Replace writes data to path through a temporary file in the same
+// directory and a rename over path: the output appears whole or not at
+// all. A symbolic link at path or in its directories below the working
+// directory is refused; one put at path after that check is replaced by
+// the rename, never written through, since rename(2) acts on the link
+// itself.
+func Replace(path string, data []byte) error {
+	d, base, err := openDir(path)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	if err := d.check(base); err != nil {
+		return err
+	}
+	if afterCheck != nil {
+		afterCheck()
+	}
+	return d.replace(base, data)
+}
+
+// afterCheck, when set by a test, runs between the checks and the write:
+// where an attacker racing kvlint would swap a link in.
+var afterCheck func()

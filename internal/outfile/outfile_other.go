@@ -1,0 +1,82 @@
+//go:build !unix
+
+package outfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// dir is the directory that holds an output, by path: without openat the
+// checks are made on paths, and a link swapped in after them is followed.
+type dir struct{ path string }
+
+func (d dir) close() {}
+
+func openDir(path string) (dir, string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return dir{}, "", err
+	}
+	parent, base := filepath.Split(abs)
+	parent = filepath.Clean(parent)
+	wd, err := os.Getwd()
+	if err != nil {
+		return dir{}, "", err
+	}
+	rel, err := filepath.Rel(wd, parent)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return dir{parent}, base, nil
+	}
+	p := wd
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return dir{}, "", err
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			r, _ := filepath.Rel(wd, p)
+			return dir{}, "", &LinkedDirError{Dir: r}
+		}
+	}
+	return dir{parent}, base, nil
+}
+
+func (d dir) check(base string) error {
+	info, err := os.Lstat(filepath.Join(d.path, base))
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case info.Mode()&os.ModeSymlink != 0:
+		return ErrLink
+	case !info.Mode().IsRegular():
+		return ErrNotRegular
+	}
+	return nil
+}
+
+func (d dir) replace(base string, data []byte) error {
+	tmp, err := os.CreateTemp(d.path, "."+base+".kvlint-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, filepath.Join(d.path, base))
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Each line doubles the array: twenty lines would make a million
+# elements. kvlint stops at the expansion that crosses its budget.
+A=(--enable-metrics)
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+A=("${A[@]}" "${A[@]}")
+python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "${A[@]}"
