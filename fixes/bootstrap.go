@@ -78,23 +78,24 @@ func bootstrapRegistered(s *Subject) []diag.Fix {
 			if !ok {
 				continue
 			}
+			what = append(what, fmt.Sprintf("%s %d", l.Target, port))
 			r, why := registerPort(s, router, l, port)
 			if why != "" {
 				unwritable = why
 				continue
 			}
 			reps = append(reps, r)
-			what = append(what, fmt.Sprintf("%s %d", l.Target, port))
 		}
 	}
-	if len(reps) == 0 && unwritable == "" {
+	if len(what) == 0 {
 		return nil
 	}
 	f := diag.Fix{Description: fmt.Sprintf("--prefill %s on the router %s (the bootstrap port its prefill server listens on)", strings.Join(what, ", "), where(router))}
 	if unwritable != "" {
 		// Some URL cannot be edited: the fix as a whole is by hand, or
 		// the findings at that URL would stay.
-		return []diag.Fix{{Description: "--prefill URL PORT on the router " + where(router) + " (the bootstrap port its prefill server listens on)", Unwritable: unwritable}}
+		f.Unwritable = unwritable
+		return []diag.Fix{f}
 	}
 	f.Replacements = reps
 	return []diag.Fix{f}
@@ -173,16 +174,17 @@ func insertable(w deploy.Value, launch *deploy.Server) string {
 		return fmt.Sprintf("%s at %s is not known statically: edit it by hand", w.Raw, w.Span)
 	case w.Origin.Inferred():
 		return fmt.Sprintf("%s at %s reaches the command line through a template that computes on it: edit it by hand", w.Raw, w.Span)
-	case w.Span.IsZero() || w.Span.File != launch.Span.File:
-		return fmt.Sprintf("%s is not written with the launch at %s: edit it by hand", w.Raw, launch.Span)
 	}
 	for _, st := range w.Origin {
 		switch st.Kind {
 		case deploy.StepTemplate, deploy.StepInclude:
-			return fmt.Sprintf("%s is written by a template expression (%s): edit it by hand", w.Raw, st.Span)
+			return fmt.Sprintf("%s is written by a template expression (%s), not a literal: edit it by hand", w.Raw, st.Span)
 		case deploy.StepImage:
 			return "the launch's arguments are the image's default command, which the deployment does not write"
 		}
+	}
+	if w.Span.IsZero() || w.Span.File != launch.Span.File {
+		return fmt.Sprintf("%s is not written with the launch at %s: edit it by hand", w.Raw, launch.Span)
 	}
 	return ""
 }
