@@ -8,7 +8,6 @@ import (
 
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
-	"github.com/kvlint/kvlint/engine"
 	"github.com/kvlint/kvlint/source"
 )
 
@@ -33,15 +32,11 @@ func init() {
 // read from the engine's flag table (server_args.py
 // disaggregation_bootstrap_port); ok is false when the table has none.
 func defaultBootstrapPort() (int64, bool) {
-	t := engine.Lookup(engine.SGLangServer)
-	if t == nil {
-		return 0, false
-	}
-	f, ok := t.Flag("--disaggregation-bootstrap-port")
+	d, ok := sglangDefault("--disaggregation-bootstrap-port")
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(f.Default), 10, 64)
+	n, err := strconv.ParseInt(d, 10, 64)
 	return n, err == nil
 }
 
