@@ -50,6 +50,12 @@ func poolFixes(s *Subject) []diag.Fix {
 	if est == nil || srv == nil || est.ContextLength == nil || *est.ContextLength <= 0 {
 		return nil
 	}
+	if est.StartupError != "" && est.KVBudgetBytes == nil && est.PoolTokens == nil && est.PoolUpperBound == nil {
+		// The server stops before it sizes any memory (a setting it
+		// refuses, such as --swa-full-tokens-ratio 0): no pool or
+		// fraction changes that, and the flag's own finding says what does.
+		return nil
+	}
 	// What must fit is the context window times the concurrency the
 	// server declares, for every capacity finding: a fix that makes one
 	// request fit but not the declared concurrency only trades KV101 for
