@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/config"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/edit"
 	"github.com/kvlint/kvlint/rules"
 	"github.com/kvlint/kvlint/source"
 )
@@ -42,8 +42,9 @@ func runIn(t *testing.T, engine *rules.Engine, dir, gpu string) *analysis.Result
 	return res
 }
 
-// apply splices a fix's replacements into the files, last first so earlier
-// offsets stay valid, after checking each span lies in the file.
+// apply writes a fix's replacements into the files with the edit
+// package's own span arithmetic (edit.Offsets, edit.Apply), as kvlint fix
+// does, refusing a span that is not a place in the file.
 func apply(t *testing.T, f diag.Fix) {
 	t.Helper()
 	byFile := map[string][]diag.Replacement{}
@@ -59,29 +60,28 @@ func apply(t *testing.T, f diag.Fix) {
 		if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") {
 			syn = source.SyntaxYAML
 		}
-		ix := source.NewFile(name, data, syn).Index(source.LF)
-		if syn == source.SyntaxYAML {
-			ix = source.NewFile(name, data, syn).Index(source.YAML)
-		}
-		type cut struct {
-			start, end int
-			text       string
-		}
-		var cuts []cut
+		file := source.NewFile(name, data, syn)
+		var edits []edit.Edit
 		for _, r := range reps {
-			cuts = append(cuts, cut{ix.Offset(r.Span.Line, r.Span.Col), ix.Offset(r.Span.EndLine, r.Span.EndCol), r.NewText})
+			start, end, err := edit.Offsets(file, r.Span)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Description, err)
+			}
+			edits = append(edits, edit.Edit{Start: start, End: end, Text: r.NewText})
 		}
-		sort.Slice(cuts, func(i, j int) bool { return cuts[i].start > cuts[j].start })
-		for _, c := range cuts {
-			data = append(data[:c.start:c.start], append([]byte(c.text), data[c.end:]...)...)
+		out, err := edit.Apply(data, edits)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Description, err)
 		}
-		if err := os.WriteFile(name, data, 0o644); err != nil {
+		if err := os.WriteFile(name, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-type key struct{ rule, file, server string }
+// key names a finding across runs: two flag findings of one server differ
+// by the flag they are about.
+type key struct{ rule, file, server, arg string }
 
 func keyOf(res *analysis.Result, d diag.Diagnostic, root string) key {
 	name := ""
@@ -90,7 +90,7 @@ func keyOf(res *analysis.Result, d diag.Diagnostic, root string) key {
 		name = strings.ReplaceAll(res.Servers[d.Server].Name, root+string(filepath.Separator), "")
 	}
 	rel, _ := filepath.Rel(root, d.Span.File)
-	return key{d.Rule, rel, name}
+	return key{d.Rule, rel, name, d.Arg}
 }
 
 // unpack writes the files of a testscript archive into dir.
@@ -111,8 +111,8 @@ func unpack(t *testing.T, archive, dir string) {
 	}
 }
 
-// TestFixesMakeTheirFindingDisappear applies each capacity and PD fix the
-// examples and the disaggregation fixtures get to a fresh copy of them and
+// TestFixesMakeTheirFindingDisappear applies each capacity, PD and flag
+// fix the examples and the fix fixtures get to a fresh copy of them and
 // checks again: the finding is gone, and no finding more severe than it
 // appeared.
 func TestFixesMakeTheirFindingDisappear(t *testing.T) {
@@ -139,6 +139,15 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 		{"fixes_capacity", "L4", func(t *testing.T, dir string) {
 			unpack(t, "../cmd/kvlint/testdata/script/fixes_capacity.txtar", dir)
 		}},
+		// The router's bootstrap port, the disaggregation flags, the vLLM
+		// transfer roles and connectors.
+		{"fixes_pd_hazards", "H100-80GB", func(t *testing.T, dir string) {
+			unpack(t, "../cmd/kvlint/testdata/script/fixes_pd_hazards.txtar", dir)
+		}},
+		// Flags newer than a pinned release, values out of range.
+		{"fix_release", "H100-80GB", func(t *testing.T, dir string) {
+			unpack(t, "../cmd/kvlint/testdata/script/fix_release.txtar", dir)
+		}},
 	}
 	rulesTried := map[string]bool{}
 	for _, tree := range trees {
@@ -157,7 +166,7 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 				before[keyOf(res, d, base)] = true
 			}
 			for _, d := range res.Findings {
-				if !strings.HasPrefix(d.Rule, "KV1") && !strings.HasPrefix(d.Rule, "KV2") {
+				if !strings.HasPrefix(d.Rule, "KV1") && !strings.HasPrefix(d.Rule, "KV2") && !strings.HasPrefix(d.Rule, "KV4") {
 					continue
 				}
 				k := keyOf(res, d, base)
@@ -191,7 +200,7 @@ func TestFixesMakeTheirFindingDisappear(t *testing.T) {
 			}
 		})
 	}
-	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV208"} {
+	for _, rule := range []string{"KV101", "KV104", "KV201", "KV202", "KV203", "KV204", "KV205", "KV206", "KV207", "KV208", "KV209", "KV210", "KV401", "KV405"} {
 		if !rulesTried[rule] {
 			t.Errorf("no fix of a %s finding was tried", rule)
 		}

@@ -50,6 +50,12 @@ func poolFixes(s *Subject) []diag.Fix {
 	if est == nil || srv == nil || est.ContextLength == nil || *est.ContextLength <= 0 {
 		return nil
 	}
+	if est.StartupError != "" && est.KVBudgetBytes == nil && est.PoolTokens == nil && est.PoolUpperBound == nil {
+		// The server stops before it sizes any memory (a setting it
+		// refuses, such as --swa-full-tokens-ratio 0): no pool or
+		// fraction changes that, and the flag's own finding says what does.
+		return nil
+	}
 	// What must fit is the context window times the concurrency the
 	// server declares, for every capacity finding: a fix that makes one
 	// request fit but not the declared concurrency only trades KV101 for
@@ -74,36 +80,14 @@ func poolFixes(s *Subject) []diag.Fix {
 }
 
 // concurrencyDemand reads what KV102 compares the pool with
-// (pool_below_concurrency.rego): --max-running-requests per scheduler (over
-// attention-DP ranks with DP attention), else expected_concurrency over the
-// deployment's schedulers.
+// (ConcurrencyDemand) into d; false when no concurrency is declared or it
+// comes to no request per scheduler.
 func concurrencyDemand(s *Subject, d *demand) bool {
-	est, srv := s.Estimate, s.Server
-	dp := int64(max(est.DP, 1))
-	dpAttn := false
-	if v, ok := srv.Args["--enable-dp-attention"]; ok {
-		b, _ := v.Typed.Bool()
-		dpAttn = b && dp > 1
-	}
-	if est.MaxRunningRequests != nil {
-		d.per, d.mrr = *est.MaxRunningRequests, true
-		if dpAttn {
-			d.attnDP = dp
-			d.per = *est.MaxRunningRequests / dp
-		}
-		return d.per > 0
-	}
-	if s.ExpectedConcurrency <= 0 {
+	cd, ok := ConcurrencyDemand(s.Server, s.Estimate, s.ExpectedConcurrency)
+	if !ok || !cd.Declared() {
 		return false
 	}
-	replicas := int64(1)
-	if n, ok := srv.Replicas.Typed.Int(); ok && n > 0 {
-		replicas = n
-	} else if n, err := strconv.ParseInt(srv.Replicas.Raw, 10, 64); err == nil && n > 0 && srv.Replicas.Known {
-		replicas = n
-	}
-	sched := dp * replicas
-	d.per = (int64(s.ExpectedConcurrency) + sched - 1) / sched
+	d.per, d.mrr, d.attnDP = cd.Per, cd.MaxRunning, cd.AttnDP
 	return d.per > 0
 }
 

@@ -67,6 +67,11 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 				fix = s.rename(is, is.Suggestion, fmt.Sprintf("write %s, the closest flag of %s, instead of %s", is.Suggestion, program(s.Server), is.Written))
 			}
 		}
+		if fix == nil && is.Suggestion == "" {
+			// A flag today's table has that the pinned release does not
+			// have yet (engine.JudgeRelease).
+			fix = s.newer(t, is)
+		}
 	case deploy.FlagAbbreviated:
 		// argparse expanded the prefix to this flag; writing its full name
 		// keeps the meaning. A removed flag that now reads as the prefix
@@ -90,6 +95,9 @@ func flagFixes(s *Subject, kinds []deploy.FlagIssueKind) []diag.Fix {
 		fix = s.removed(t, is)
 	case deploy.FlagInvalidValue:
 		fix = s.choice(t, is)
+		if fix == nil {
+			fix = s.inRange(t, is)
+		}
 	}
 	if fix == nil {
 		return nil
@@ -275,18 +283,7 @@ func (s *Subject) choice(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 	}
 	// The value the issue is about is one of its occurrence's words; an
 	// overridden occurrence's value is in no field of the server.
-	// A value a template printed is spanned at its values leaf, the
-	// issue at the template: an option with one value has no other.
-	var v *deploy.Value
-	for k := range is.Words {
-		if c := &is.Words[k]; c.Span == is.Span {
-			v = c
-			break
-		}
-	}
-	if v == nil && len(is.Words) == 2 && !strings.Contains(is.Words[0].Raw, "=") {
-		v = &is.Words[1]
-	}
+	v := issueValue(is)
 	if v == nil || !v.Known || slices.Contains(f.Choices, v.Raw) {
 		return nil
 	}

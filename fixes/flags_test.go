@@ -32,7 +32,7 @@ func argvWords(text string) []deploy.Value {
 func fixesOf(t *testing.T, argv, rule string, kind deploy.FlagIssueKind, release string) []diag.Fix {
 	t.Helper()
 	res := engine.Lookup(engine.SGLangServer).Parse(argvWords(argv), nil)
-	srv := &deploy.Server{Engine: deploy.EngineSGLang, Args: res.Args, FlagIssues: res.Issues,
+	srv := &deploy.Server{Engine: deploy.EngineSGLang, Args: res.Args, FlagIssues: res.Issues, Options: res.Options,
 		Release: deploy.Release{Version: release}}
 	engine.JudgeRelease(srv)
 	set := source.NewSet()
@@ -100,6 +100,18 @@ func TestFlagFixes(t *testing.T) {
 		{"invalid choice", "--load-format safetensor", "KV405", deploy.FlagInvalidValue, "", "--load-format safetensors"},
 		{"invalid choice, nothing near", "--load-format zip", "KV405", deploy.FlagInvalidValue, "", ""},
 		{"missing value", "--port", "KV405", deploy.FlagMissingValue, "", ""},
+		// A flag v0.5.3 does not have yet: the deprecated alias that
+		// stores into it, which v0.5.3 has, else the option with its value.
+		{"newer than the release: its alias", "--cuda-graph-max-bs-decode 64 --port 1", "KV401", deploy.FlagUnknown, "0.5.3", "--cuda-graph-max-bs 64 --port 1"},
+		{"newer than the release: removed with its value", "--port 1 --dcp-size 2", "KV401", deploy.FlagUnknown, "0.5.3", "--port 1"},
+		{"newer than the release: a switch", "--port 1 --enable-prefill-cp", "KV401", deploy.FlagUnknown, "0.5.3", "--port 1"},
+		// Ranges (engine/data/sglang_server_ranges.tsv).
+		{"below an inclusive bound", "--tokenizer-worker-num 0", "KV405", deploy.FlagInvalidValue, "", "--tokenizer-worker-num 1"},
+		{"above an inclusive bound", "--grpc-port 65536", "KV405", deploy.FlagInvalidValue, "", "--grpc-port 65535"},
+		{"float at an exclusive bound", "--swa-full-tokens-ratio 0", "KV405", deploy.FlagInvalidValue, "", ""},
+		{"float above an inclusive bound", "--swa-full-tokens-ratio 1.5", "KV405", deploy.FlagInvalidValue, "", "--swa-full-tokens-ratio 1"},
+		{"integral decimal for an int", "--tp-size 2.0", "KV405", deploy.FlagInvalidValue, "", "--tp-size 2"},
+		{"fractional decimal for an int", "--tp-size 2.5", "KV405", deploy.FlagInvalidValue, "", ""},
 	}
 	for _, tt := range tests {
 		fixes := fixesOf(t, tt.argv, tt.rule, tt.kind, tt.release)
@@ -128,5 +140,19 @@ func TestFlagFixUnwritable(t *testing.T) {
 	}
 	if !strings.Contains(fixes[0].Unwritable, "$PORT at run.sh:1:8 is computed") {
 		t.Errorf("Unwritable = %q", fixes[0].Unwritable)
+	}
+}
+
+// The defaults the PD fixes compare with come from the engine's flag
+// table, unquoted.
+func TestSGLangDefault(t *testing.T) {
+	if d, ok := sglangDefault("--disaggregation-transfer-backend"); !ok || d != "mooncake" {
+		t.Errorf("transfer backend default = %q, %v", d, ok)
+	}
+	if n, ok := defaultBootstrapPort(); !ok || n != 8998 {
+		t.Errorf("bootstrap port default = %d, %v", n, ok)
+	}
+	if _, ok := sglangDefault("--no-such-flag"); ok {
+		t.Error("a flag the table lacks has a default")
 	}
 }

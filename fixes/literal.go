@@ -158,6 +158,13 @@ func addFlag(files *source.Set, s *deploy.Server, flag, value string) ([]diag.Re
 	if why != "" {
 		return nil, why
 	}
+	return insertAfter(files, last, flag, value)
+}
+
+// insertAfter is the edit that writes words as further arguments right
+// after the argument last, in the syntax last is written in (see addFlag).
+// Every word but the first is quoted where the syntax quotes values.
+func insertAfter(files *source.Set, last deploy.Value, words ...string) ([]diag.Replacement, string) {
 	f, ix, start, end, ok := text(files, last.Span)
 	if !ok {
 		return nil, fmt.Sprintf("the file %s that launches the server was not read", last.Span.File)
@@ -192,8 +199,15 @@ func addFlag(files *source.Set, s *deploy.Server, flag, value string) ([]diag.Re
 		if quote != 0 {
 			q = string(quote)
 		}
-		ins := "\n" + indent + "- " + flag + "\n" + indent + "- " + q + value + q
-		return []diag.Replacement{{Span: ix.Span(f.Name, lineEnd, lineEnd), NewText: ins}}, ""
+		var ins strings.Builder
+		for i, w := range words {
+			if i == 0 && len(words) > 1 {
+				ins.WriteString("\n" + indent + "- " + w)
+				continue
+			}
+			ins.WriteString("\n" + indent + "- " + q + w + q)
+		}
+		return []diag.Replacement{{Span: ix.Span(f.Name, lineEnd, lineEnd), NewText: ins.String()}}, ""
 	case (strings.HasSuffix(before, ",") || strings.HasSuffix(before, "[")) && (strings.HasPrefix(after, ",") || strings.HasPrefix(after, "]")):
 		// A flow sequence or a JSON exec form: elements are quoted strings.
 		q := "\""
@@ -203,14 +217,18 @@ func addFlag(files *source.Set, s *deploy.Server, flag, value string) ([]diag.Re
 		if quote == 0 && f.Syntax == source.SyntaxDockerfile {
 			return nil, "the last argument is not a JSON string, so the exec form cannot be extended faithfully"
 		}
-		return []diag.Replacement{{Span: at, NewText: ", " + q + flag + q + ", " + q + value + q}}, ""
+		var ins strings.Builder
+		for _, w := range words {
+			ins.WriteString(", " + q + w + q)
+		}
+		return []diag.Replacement{{Span: at, NewText: ins.String()}}, ""
 	case f.Syntax == source.SyntaxYAML && quote != 0 && (strings.HasSuffix(before, ":") || trimmed == "-"):
 		// A quoted YAML scalar holding one word: no room for more.
 		return nil, "the last argument is a quoted YAML scalar of its own, not part of a command string kvlint can extend"
 	}
 	// A shell word: two more words after it (before a line continuation,
 	// a redirection or the end of the command).
-	return []diag.Replacement{{Span: at, NewText: " " + flag + " " + value}}, ""
+	return []diag.Replacement{{Span: at, NewText: " " + strings.Join(words, " ")}}, ""
 }
 
 // lastArgument is the argument of s written last in the file that launches

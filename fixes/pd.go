@@ -3,10 +3,12 @@ package fixes
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/engine"
 )
 
 // The prefill/decode findings (rules/policies/disaggregation) say the two
@@ -224,10 +226,11 @@ func pageAgree(s *Subject) []diag.Fix {
 // transfer, so one decode server changing is the smaller edit. The prefill
 // server's "fake" backend has no partner value to agree on and gets none.
 func backendAgree(s *Subject) []diag.Fix {
+	def, known := sglangDefault("--disaggregation-transfer-backend")
 	backend := func(x side) (string, bool) {
 		v, ok := x.srv.Args["--disaggregation-transfer-backend"]
 		if !ok {
-			return "mooncake", true // SGLang's default (rules: backend)
+			return def, known
 		}
 		str, ok := v.Typed.Str()
 		if str == "mooncake_tcp" {
@@ -407,4 +410,24 @@ func tpAgree(s *Subject) []diag.Fix {
 		return []diag.Fix{setOn(s, o.x.srv, desc, "--tp-size", strconv.Itoa(o.n), poolResult(e))}
 	}
 	return nil
+}
+
+// sglangDefault is the default of an SGLang server flag as its flag table
+// reads it from server_args.py, unquoted when it is a string literal
+// ('mooncake'); ok is false when the table has no such flag or no
+// default.
+func sglangDefault(flag string) (string, bool) {
+	t := engine.Lookup(engine.SGLangServer)
+	if t == nil {
+		return "", false
+	}
+	f, ok := t.Flag(flag)
+	if !ok {
+		return "", false
+	}
+	d := strings.TrimSpace(f.Default)
+	if n := len(d); n >= 2 && isQuote(d[0]) && d[n-1] == d[0] {
+		d = d[1 : n-1]
+	}
+	return d, d != "" && d != "None"
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvlint/kvlint/capacity"
 	"github.com/kvlint/kvlint/deploy"
+	"github.com/kvlint/kvlint/fixes"
 )
 
 // barWidth is the drawn width of a whole GPU's memory, in SVG units.
@@ -232,36 +233,23 @@ func demandNote(s *deploy.Server, e capacity.Estimate, expected int, why string)
 	return fmt.Sprintf("demand %s tokens (%s) not drawn: %s", capacity.Thousands(tokens), what, why)
 }
 
-// demand is the tokens one scheduler must hold at once: the context window
-// times the requests it runs together, as KV102 (pool_below_concurrency.rego)
-// counts them: an explicit --max-running-requests, which each attention-DP
-// rank gets a share of under --enable-dp-attention (max_running_requests //
-// attn_dp_size: modal-projects/sglang@04d07afc python/sglang/srt/mem_cache/
-// kv_cache_configurator.py resolve_max_num_reqs), else the declared
-// expected_concurrency shared over replicas × DP schedulers. With neither
-// declared it is one full-context request, and the label says so.
+// demand is the tokens one scheduler must hold at once, counted as KV102
+// and the capacity fixes count it (fixes.ConcurrencyDemand), with a label
+// that says where the count comes from. With no concurrency declared it is
+// one full-context request, and the label says so.
 func demand(s *deploy.Server, e capacity.Estimate, expected int) (int64, string, bool) {
-	if e.ContextLength == nil {
+	d, ok := fixes.ConcurrencyDemand(s, &e, expected)
+	if !ok {
 		return 0, "demand unknown: the context length is unknown", false
 	}
-	ctx := *e.ContextLength
-	dp := int64(max(e.DP, 1))
+	ctx := capacity.Thousands(d.Context)
 	switch {
-	case e.MaxRunningRequests != nil && *e.MaxRunningRequests > 0:
-		n := *e.MaxRunningRequests
-		if on, _ := s.Args["--enable-dp-attention"].Typed.Bool(); on && dp > 1 {
-			n /= dp
-		}
-		return ctx * n, fmt.Sprintf("context %s × %d running (--max-running-requests)", capacity.Thousands(ctx), n), true
-	case expected > 0:
-		schedulers := dp
-		if r := knownInt(s.Replicas); r != nil && *r > 0 {
-			schedulers *= *r
-		}
-		n := (int64(expected) + schedulers - 1) / schedulers
-		return ctx * n, fmt.Sprintf("context %s × %d concurrent (expected_concurrency %d over %d schedulers)", capacity.Thousands(ctx), n, expected, schedulers), true
+	case d.MaxRunning:
+		return d.Tokens(), fmt.Sprintf("context %s × %d running (--max-running-requests)", ctx, d.Per), true
+	case d.Expected > 0:
+		return d.Tokens(), fmt.Sprintf("context %s × %d concurrent (expected_concurrency %d over %d schedulers)", ctx, d.Per, d.Expected, d.Schedulers), true
 	}
-	return ctx, fmt.Sprintf("context %s × 1: concurrency not declared", capacity.Thousands(ctx)), true
+	return d.Tokens(), fmt.Sprintf("context %s × 1: concurrency not declared", ctx), true
 }
 
 func joinAnd(names []string) string {
