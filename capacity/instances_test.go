@@ -144,6 +144,19 @@ func TestGPUCandidatesDiffer(t *testing.T) {
 	}
 }
 
+// A first candidate kvlint does not know leaves the GPU unknown (an OME
+// runtime's affinity allowing BM.GPU.B4.8 first used to crash here).
+func TestGPUCandidatesFirstUnknown(t *testing.T) {
+	s := gpuServer("x9.huge,p5.48xlarge", "node.kubernetes.io/instance-type", "x9.huge", "p5.48xlarge")
+	est := EstimateServer(s, Options{})
+	if est.GPU != "" || est.GPUMemoryBytes != nil {
+		t.Errorf("GPU %q known though one candidate is unknown", est.GPU)
+	}
+	if !containsText(est.Assumptions, "x9.huge (not in kvlint's catalog), p5.48xlarge (H100-SXM-80GB, 81,559 MiB)") {
+		t.Errorf("candidates not listed: %q", est.Assumptions)
+	}
+}
+
 func TestMIGSlice(t *testing.T) {
 	s := gpuServer("NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.product")
 	s.GPUSlice = deploy.Known("1g.10gb", deploy.Span{File: "d.yaml", Line: 20, Col: 26})

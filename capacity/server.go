@@ -387,7 +387,7 @@ func (e *estimator) gpuCandidates(key string, span deploy.Span) (*GPU, string, b
 	list := strings.Join(names, ", ")
 	same := true
 	for _, g := range gpus {
-		if g == nil || g.MemoryMiB <= 0 || g.MemoryMiB != gpus[0].MemoryMiB {
+		if g == nil || gpus[0] == nil || g.MemoryMiB <= 0 || g.MemoryMiB != gpus[0].MemoryMiB {
 			same = false
 		}
 	}
