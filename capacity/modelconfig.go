@@ -33,8 +33,11 @@ const (
 // it. config.json has no parameter count: when the directory also holds
 // model.safetensors.index.json, its metadata.total_size becomes WeightsBytes;
 // otherwise the headers of its *.safetensors files are summed
-// (readSafetensorsHeaders); with neither the weights stay unknown. Errors are *diag.Diagnostic naming the file
-// (with line:col for JSON syntax errors and bad values).
+// (readSafetensorsHeaders); with neither, the parameters are counted from
+// the config's shapes for the layouts countParams knows
+// (modelconfig_params.go), and stay unknown for the others. Errors are
+// *diag.Diagnostic naming the file (with line:col for JSON syntax errors
+// and bad values).
 func ReadModelConfig(path string) (*Model, error) {
 	return ReadModelConfigIn(confined.Unconfined, path)
 }
@@ -72,6 +75,11 @@ func ReadModelConfigIn(cfs *confined.FS, path string) (*Model, error) {
 		if err := readSafetensorsHeaders(cfs, dir, m); err != nil {
 			return nil, err
 		}
+	}
+	if m.WeightsBytes > 0 {
+		// The checkpoint's own tensor bytes are measured, not derived:
+		// they win over the count from the shapes.
+		m.Params, m.AttentionParams, m.ExpertParams = 0, 0, 0
 	}
 	return m, nil
 }
@@ -361,6 +369,9 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 	}
 
 	m.Unsupported = unsupportedReason(text, m)
+	if m.Unsupported == "" {
+		applyParamCount(text, top, m)
+	}
 
 	for _, r := range []*configReader{top, text} {
 		if r.err != nil {
