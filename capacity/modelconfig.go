@@ -681,10 +681,19 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 // (transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
 // models/falcon/configuration_falcon.py FalconConfig.__init__: "Backward
 // compatibility with n_embed kwarg"), which reads the same.
+//
+// GPT-J's GPTJConfig has the same attribute_map
+// (transformers@c4c7dfb77cf6d24ac1d7857226c4da0c1bfbf11d
+// models/gptj/configuration_gptj.py), and EXAONE's config class, which
+// SGLang ships, maps num_hidden_layers to num_layers
+// (modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8
+// python/sglang/srt/configs/exaone.py ExaoneConfig.attribute_map).
 var attributeMaps = map[string]map[string]string{
 	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
+	"gptj":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"falcon":      {"hidden_size": "n_embed"},
+	"exaone":      {"num_hidden_layers": "num_layers"},
 }
 
 // classDefaults are the __init__ defaults of transformers config classes

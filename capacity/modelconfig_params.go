@@ -20,7 +20,9 @@ import (
 // below names its file.
 //
 // A model_type not listed, or a shape the layout needs that the config does
-// not give, leaves the count unknown: weights are then not guessed.
+// not give, leaves the count unknown: weights are then not guessed. Falcon
+// and GPT-NeoX are not listed: SGLang has no model class for them, so
+// there is no allocation to read.
 //
 // Multimodal checkpoints (a text sub-config) are counted for the language
 // model only; the vision tower's own weights are not counted, and the
@@ -114,7 +116,7 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		return paramCount{}, false
 	}
 	kv := heads
-	for _, key := range []string{"num_key_value_heads", "num_kv_heads", "n_head_kv"} {
+	for _, key := range []string{"n_head_kv", "num_kv_heads", "num_key_value_heads"} { // totalKVHeads' order
 		if text.has(key) {
 			kv = s.need(key)
 			break
@@ -130,24 +132,33 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	// False (transformers LlamaConfig, Qwen2Config, MistralConfig, …);
 	// the families whose class ties regardless, or defaults otherwise, say
 	// so below.
-	tied := s.flag("tie_word_embeddings", false)
+	tied := configTied(text, top, false)
+	if modelType == "qwen3_vl_text" || modelType == "qwen3_vl_moe_text" {
+		// qwen3_vl.py reads the parent config's tie_word_embeddings (and
+		// copies it into the MoE text config): the parent's wins.
+		tied = configTied(top, text, false)
+	}
 
 	// perLayer is one layer's parameters; experts one layer's routed
 	// experts (all layers' for Llama 4, whose layers differ); extra what
 	// the model holds outside its layers beside embeddings and final norm.
 	var perLayer, attn, experts, extra float64
 	var c paramCount
+	h0 := h // the final norm's weight
 	switch modelType {
-	case "llama", "mistral", "phi3", "granite", "qwen2", "qwen3":
+	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone":
 		// models/llama.py (LlamaAttention, LlamaMLP, LlamaDecoderLayer);
-		// mistral.py, granite.py and phi3 (served by llama.py's
-		// Phi3ForCausalLM) keep the layout; qwen2.py adds q/k/v biases
-		// (bias=True on qkv_proj), qwen3.py per-head q_norm/k_norm RMSNorms.
+		// mistral.py, exaone.py (the same tensors under GPT-2-like names)
+		// and phi3 (served by llama.py's Phi3ForCausalLM) keep the layout;
+		// qwen2.py adds q/k/v biases (bias=True on qkv_proj), qwen3.py
+		// per-head q_norm/k_norm RMSNorms. The Qwen2-VL, Qwen2.5-VL and
+		// Qwen3-VL language models are qwen2.py's Qwen2Model and qwen3.py's
+		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py).
 		attn = gqa
 		switch modelType {
-		case "qwen2":
+		case "qwen2", "qwen2_vl", "qwen2_5_vl":
 			attn += heads*hd + 2*kv*hd
-		case "qwen3":
+		case "qwen3", "qwen3_vl_text":
 			attn += 2 * hd
 		default:
 			if s.flag("attention_bias", false) || s.flag("mlp_bias", false) {
@@ -155,7 +166,7 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 			}
 		}
 		perLayer = attn + 3*h*s.need("intermediate_size") + 2*h
-	case "mixtral", "qwen2_moe", "qwen3_moe":
+	case "mixtral", "qwen2_moe", "qwen3_moe", "qwen3_vl_moe_text":
 		// models/mixtral.py (MixtralMoE: gate h→E, E experts of w1/w2/w3),
 		// qwen2_moe.py (plus a shared expert and its 1-wide gate, q/k/v
 		// biases), qwen3_moe.py (q_norm/k_norm). Layers whose MLP is dense
@@ -182,8 +193,8 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		case "qwen2_moe":
 			attn += heads*hd + 2*kv*hd
 			mlp += 3*h*s.opt("shared_expert_intermediate_size", 0) + h
-		case "qwen3_moe":
-			attn += 2 * hd
+		case "qwen3_moe", "qwen3_vl_moe_text":
+			attn += 2 * hd // qwen3_vl_moe.py's language model is Qwen3MoeModel
 		}
 		perLayer = attn + mlp + 2*h
 	case "gemma", "gemma2":
@@ -267,7 +278,6 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		e, i := s.need("num_local_experts"), s.need("intermediate_size")
 		experts = e * 3 * h * i
 		perLayer = attn + experts + h*e + 4*h
-		tied = s.flag("tie_word_embeddings", false)
 		extra = v + h // the lm_head's bias, the final LayerNorm's bias
 	case "gpt_oss":
 		// models/gpt_oss.py: qkv_proj/o_proj with attention_bias, one sink
@@ -280,8 +290,89 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		e, i := s.need("num_local_experts"), s.need("intermediate_size")
 		experts = e * (h*2*i + 2*i + i*h + h)
 		perLayer = attn + experts + h*e + e + 2*h
+	case "olmo", "olmo2":
+		// models/olmo.py: qkv_proj/o_proj with attention_bias, a gated
+		// MLP, and LayerNorms built with elementwise_affine=False (no
+		// parameters at all). olmo2.py: RMSNorm q_norm over all query
+		// heads and k_norm over all KV heads, post_attention and
+		// post_feedforward RMSNorms and a final one.
+		attn = gqa
+		if s.flag("attention_bias", false) {
+			attn += heads*hd + 2*kv*hd + h
+		}
+		norms := 0.0
+		if modelType == "olmo2" {
+			attn += heads*hd + kv*hd
+			norms = 2 * h
+		} else {
+			h0 = 0 // OLMo's final norm has no parameters either
+		}
+		perLayer = attn + 3*h*s.need("intermediate_size") + norms
+		if !hasTie(text, top) {
+			return paramCount{}, false // the class default is not checked: leave it unknown
+		}
+	case "stablelm":
+		// models/stablelm.py: qkv_proj with a bias when use_qkv_bias,
+		// o_proj without, a gated MLP, nn.LayerNorm (weight and bias) twice
+		// per layer and once at the end, and an lm_head always allocated.
+		// Its per-head qk_layernorm is not built by SGLang's class: a
+		// config asking for it is left unknown.
+		if s.flag("qk_layernorm", false) {
+			return paramCount{}, false
+		}
+		attn = gqa
+		if s.flag("use_qkv_bias", false) {
+			attn += heads*hd + 2*kv*hd
+		}
+		perLayer = attn + 3*h*s.need("intermediate_size") + 4*h
+		tied = false
+		extra = h // the final LayerNorm's bias
+	case "starcoder2":
+		// models/starcoder2.py: qkv_proj/o_proj and an ungated c_fc/c_proj
+		// MLP, all with biases when use_bias; nn.LayerNorm (weight and
+		// bias) twice per layer and once at the end; an lm_head unless
+		// tie_word_embeddings.
+		attn = gqa
+		i := s.need("intermediate_size")
+		mlp := 2 * h * i
+		if s.flag("use_bias", true) {
+			attn += heads*hd + 2*kv*hd + h
+			mlp += i + h
+		}
+		perLayer = attn + mlp + 4*h
+		extra = h
+		// Starcoder2Config takes no tie_word_embeddings argument, so
+		// PretrainedConfig's True applies (transformers@77efc55c011c247cd8ff1e7047bd20a177edf012
+		// models/starcoder2/configuration_starcoder2.py).
+		tied = configTied(text, top, true)
+	case "gpt2", "gptj":
+		// models/gpt2.py: c_attn (packed QKV) and c_proj with biases, an
+		// ungated c_fc/c_proj MLP with biases (n_inner, else 4 × width),
+		// ln_1/ln_2 LayerNorms with biases, learned position embeddings
+		// wpe, ln_f, and the logits on wte (lm_head = transformer.wte).
+		// models/gpt_j.py: qkv_proj and out_proj without bias, fc_in/fc_out
+		// with (the linear layers' default), one ln_1 per layer (attention
+		// and MLP run in parallel), ln_f, and an lm_head with a bias (the
+		// class asserts tie_word_embeddings is false). The keys are
+		// GPT-2's (n_embd, n_layer, …), read through attributeMaps.
+		i := s.opt("n_inner", 0)
+		if i == 0 {
+			i = 4 * h
+		}
+		mlp := h*i + i + i*h + h
+		if modelType == "gpt2" {
+			attn = 3*h*h + 3*h + h*h + h
+			perLayer = attn + mlp + 4*h
+			extra = s.need("max_position_embeddings")*h + h
+			tied = true
+		} else {
+			attn = 4 * h * h
+			perLayer = attn + mlp + 2*h
+			extra = v + h
+			tied = false
+		}
 	case "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa":
-		return countMLAMoE(s, text, modelType, h, l, v, heads)
+		return countMLAMoE(s, text, top, modelType, h, l, v, heads)
 	case "minicpm3":
 		// models/minicpm3.py: MiniCPM3AttentionMLA (q_a_proj, q_a_layernorm,
 		// q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj,
@@ -289,7 +380,7 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		// gated MLP, two RMSNorms; lm_head only when untied.
 		// MiniCPM3's remote config class leaves tie_word_embeddings to
 		// PretrainedConfig, whose default is True.
-		tied = s.flag("tie_word_embeddings", true)
+		tied = configTied(text, top, true)
 		vhd := math.Floor(h / heads)
 		attn = mlaAttention(s, h, heads, vhd)
 		perLayer = attn + 3*h*s.need("intermediate_size") + 2*h
@@ -304,7 +395,7 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	if tied {
 		lmHead = 0
 	}
-	total := embed + lmHead + l*perLayer + extra + h
+	total := embed + lmHead + l*perLayer + extra + h0
 	if total > maxCountedParams || total <= 0 {
 		return paramCount{}, false
 	}
@@ -312,10 +403,12 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		experts *= l // the others counted one layer's experts
 	}
 	c.total, c.attention, c.experts, c.tied = int64(total), int64(l*attn), int64(experts), tied
+	// A multimodal model: its vision (or audio) tower's shapes are not
+	// among the keys kvlint reads, so its weights are left out.
 	if top != text {
-		// A multimodal wrapper: its vision (or audio) tower's shapes are
-		// not among the keys kvlint reads, so its weights are left out.
 		c.note = "only the language model (" + text.prefix + ") is counted: the vision tower is not"
+	} else if _, vision := top.obj["vision_config"].(map[string]any); vision {
+		c.note = "only the language model is counted: the vision tower (vision_config) is not"
 	}
 	return c, true
 }
@@ -350,7 +443,7 @@ func mlaAttention(s *shapeReader, h, heads, vhd float64) float64 {
 // LayerNorm k_norm with weight and bias. The MTP (NextN) layers are not
 // counted: SGLang loads them only as a speculative-decoding draft model
 // (DeepseekV3ForCausalLMNextN), not with the main model.
-func countMLAMoE(s *shapeReader, text *configReader, modelType string, h, l, v, heads float64) (paramCount, bool) {
+func countMLAMoE(s *shapeReader, text, top *configReader, modelType string, h, l, v, heads float64) (paramCount, bool) {
 	attn := mlaAttention(s, h, heads, s.need("v_head_dim"))
 	if text.has("index_topk") {
 		nh, ihd := s.need("index_n_heads"), s.need("index_head_dim")
@@ -386,7 +479,7 @@ func countMLAMoE(s *shapeReader, text *configReader, modelType string, h, l, v, 
 	if s.missing != "" {
 		return paramCount{}, false
 	}
-	tied := s.flag("tie_word_embeddings", false)
+	tied := configTied(text, top, false)
 	embed := v * h
 	lmHead := embed
 	if tied {
@@ -414,4 +507,23 @@ func applyParamCount(text, top *configReader, m *Model) {
 	if c.note != "" {
 		m.ParamsSource += fmt.Sprintf("; %s", c.note)
 	}
+}
+
+// hasTie says whether the config states tie_word_embeddings (in the text
+// sub-config or the top level): for classes whose default kvlint has not
+// checked, an absent key leaves the count unknown.
+func hasTie(text, top *configReader) bool {
+	return text.has("tie_word_embeddings") || top.has("tie_word_embeddings")
+}
+
+// configTied resolves tie_word_embeddings as parseModelConfig does: the
+// text sub-config's own value, else the top-level one, else the class
+// default def.
+func configTied(text, top *configReader, def bool) bool {
+	for _, r := range []*configReader{text, top} {
+		if b, isBool := r.obj["tie_word_embeddings"].(bool); isBool {
+			return b
+		}
+	}
+	return def
 }

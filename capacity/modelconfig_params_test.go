@@ -43,6 +43,32 @@ const gemma2_9b = `{"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma
  "head_dim": 256, "vocab_size": 256000, "max_position_embeddings": 8192, "sliding_window": 4096,
  "torch_dtype": "float32"}`
 
+const (
+	gpt2Small = `{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 50257,
+ "n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": null}`
+	gptJ6B = `{"architectures": ["GPTJForCausalLM"], "model_type": "gptj", "vocab_size": 50400,
+ "n_positions": 2048, "n_embd": 4096, "n_layer": 28, "n_head": 16, "rotary_dim": 64, "n_inner": null,
+ "tie_word_embeddings": false, "torch_dtype": "float32"}`
+	// Starcoder2Config's defaults (transformers@77efc55c011c247cd8ff1e7047bd20a177edf012
+	// models/starcoder2/configuration_starcoder2.py), the 3B model's
+	// shapes; tie_word_embeddings is left to the class (PretrainedConfig:
+	// true).
+	starcoder2_3b = `{"architectures": ["Starcoder2ForCausalLM"], "model_type": "starcoder2", "vocab_size": 49152,
+ "hidden_size": 3072, "intermediate_size": 12288, "num_hidden_layers": 30, "num_attention_heads": 24,
+ "num_key_value_heads": 2, "use_bias": true, "max_position_embeddings": 4096}`
+	// The shapes of sgl-project/ome@17b77edad23bae262e0c9adb7f12039397a5d33d
+	// pkg/hfutil/modelconfig/testdata/stablelm_3b.json and exaone_7.8b.json
+	// (copies of the checkpoints' config.json), keys kvlint reads only.
+	stablelm3b = `{"architectures": ["StableLmForCausalLM"], "model_type": "stablelm", "vocab_size": 50304,
+ "hidden_size": 2560, "intermediate_size": 6912, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 32, "use_qkv_bias": false, "tie_word_embeddings": false,
+ "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`
+	exaone78b = `{"architectures": ["ExaoneForCausalLM"], "model_type": "exaone", "vocab_size": 102400,
+ "hidden_size": 4096, "intermediate_size": 14336, "num_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "head_dim": 128, "tie_word_embeddings": false,
+ "max_position_embeddings": 32768, "torch_dtype": "float32"}`
+)
+
 // Parameter counts from config shapes against what each publisher states.
 //
 // Tolerances: where the publisher states an exact count (the Gemma technical
@@ -154,6 +180,43 @@ func TestCountParamsPublished(t *testing.T) {
 			{"total (116.83B)", 116.83, 0.01, total},
 			{"active less the input embedding (5.13B)", 5.13, 0.01, activeLessEmbed},
 		}},
+		// https://huggingface.co/openai-community/gpt2: "the smallest
+		// version of GPT-2, with 124M parameters". Its shapes are
+		// GPT2Config's defaults (n_embd 768, n_layer 12, n_head 12,
+		// n_positions 1024, vocab 50257), written with GPT-2's own keys.
+		{id: "openai-community/gpt2", config: gpt2Small, exact: 124439808, checks: []check{
+			{"total (124M, ±0.5M: 0.4%)", 0.124, 0.004, total},
+		}},
+		// https://huggingface.co/EleutherAI/gpt-j-6b (model card,
+		// hyperparameter table): n_parameters 6,053,381,344. Its shapes
+		// are GPTJConfig's defaults.
+		{id: "EleutherAI/gpt-j-6b", config: gptJ6B, exact: 6050882784, checks: []check{
+			{"total (6,053,381,344)", 6.053381344, 0.01, total},
+		}},
+		// https://huggingface.co/stabilityai/stablelm-3b-4e1t (model card,
+		// "Model Architecture"): 2,795,443,200 parameters.
+		{id: "stabilityai/stablelm-3b-4e1t", config: stablelm3b, exact: 2795443200, checks: []check{
+			{"total (2,795,443,200)", 2.7954432, 0.01, total},
+		}},
+		// https://huggingface.co/LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct: 7.8B
+		// (the config names its layer count num_layers).
+		{id: "LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct", config: exaone78b, exact: 7818448896, checks: []check{
+			{"total (7.8B)", 7.8, 0.05, total},
+		}},
+		// Qwen2-VL technical report (arXiv:2409.12191, Table 1): the
+		// 7B model is a 675M vision encoder and a 7.6B language model; 2B
+		// is 675M and 1.5B. Only the language model is counted.
+		{id: "Qwen/Qwen2-VL-7B-Instruct", exact: 7615616512, note: "the vision tower (vision_config) is not", checks: []check{
+			{"language model (7.6B)", 7.6, 0.05, total},
+		}},
+		{id: "Qwen/Qwen2-VL-2B-Instruct", exact: 1543714304, note: "the vision tower (vision_config) is not", checks: []check{
+			{"language model (1.5B)", 1.5, 0.05, total},
+		}},
+		// https://huggingface.co/bigcode/starcoder2-3b: "a 3B parameter
+		// model".
+		{id: "bigcode/starcoder2-3b", config: starcoder2_3b, exact: 3030371328, checks: []check{
+			{"total (3B)", 3, 0.5, total},
+		}},
 	}
 	for _, tt := range tests {
 		text := []byte(tt.config)
@@ -246,4 +309,37 @@ func TestLocalConfigParamsFromShapes(t *testing.T) {
 	if !strings.Contains(m.ParamsSource, "metadata.total_size") {
 		t.Errorf("params source %q", m.ParamsSource)
 	}
+}
+
+// OLMo and OLMo 2 have no publisher figure whose config kvlint keeps a
+// copy of: their layouts are pinned on a small config, tensor by tensor as
+// SGLang's classes allocate them (models/olmo.py, olmo2.py): width 8, 2
+// heads of 4, MLP 16, vocabulary 10, 2 layers, untied.
+func TestCountParamsOLMoTensors(t *testing.T) {
+	const shapes = `"vocab_size": 10, "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "tie_word_embeddings": false`
+	attn := 4 * 8 * 8    // q_proj, k_proj, v_proj, o_proj
+	mlp := 3 * 16 * 8    // gate_proj, up_proj, down_proj
+	embeds := 2 * 10 * 8 // embed_tokens, lm_head
+	// OLMo: LayerNorms without parameters, in the layers and at the end.
+	olmo := int64(2*(attn+mlp) + embeds)
+	// OLMo 2: q_norm (2 heads × 4) and k_norm (2 KV heads × 4),
+	// post_attention_layernorm and post_feedforward_layernorm per layer,
+	// and the final norm.
+	olmo2 := int64(2*(attn+mlp+8+8+8+8) + embeds + 8)
+	for typ, want := range map[string]int64{"olmo": olmo, "olmo2": olmo2} {
+		m, err := ParseModelConfig(typ, []byte(`{"model_type": "`+typ+`", `+shapes+`}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect(t, typ, m.Params, want)
+	}
+	// OlmoConfig's tie_word_embeddings default is not checked: a config
+	// without the key is left unknown.
+	m, err := ParseModelConfig("olmo", []byte(`{"model_type": "olmo", "vocab_size": 10, "hidden_size": 8, "intermediate_size": 16,
+ "num_hidden_layers": 2, "num_attention_heads": 2}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "olmo without tie_word_embeddings", m.Params, int64(0))
 }

@@ -71,10 +71,11 @@ var keptKeys = map[string]bool{
 	// Shapes parameter counting reads (capacity/modelconfig_params.go).
 	"intermediate_size_mlp": true, "interleave_moe_layer_step": true, "moe_layer_freq": true,
 	"topk_method": true, "use_qk_norm": true, "bias": true, "mlp_bias": true,
-	"index_k_norm_type": true,
+	"index_k_norm_type": true, "use_qkv_bias": true, "qk_layernorm": true, "use_bias": true,
 	// GPT-2-style names that transformers' attribute_map reads as the
 	// standard ones (capacity.attributeMaps).
 	"n_embd": true, "n_embed": true, "n_layer": true, "n_head": true, "n_positions": true, "n_inner": true,
+	"num_layers": true,
 }
 
 // visionKept are the vision_config keys kvlint reads.
