@@ -146,17 +146,19 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	var c paramCount
 	h0 := h // the final norm's weight
 	switch modelType {
-	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone":
+	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo":
 		// models/llama.py (LlamaAttention, LlamaMLP, LlamaDecoderLayer);
 		// mistral.py, exaone.py (the same tensors under GPT-2-like names)
 		// and phi3 (served by llama.py's Phi3ForCausalLM) keep the layout;
 		// qwen2.py adds q/k/v biases (bias=True on qkv_proj), qwen3.py
 		// per-head q_norm/k_norm RMSNorms. The Qwen2-VL, Qwen2.5-VL and
 		// Qwen3-VL language models are qwen2.py's Qwen2Model and qwen3.py's
-		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py).
+		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py); mimo.py's
+		// MiMoModel is a Qwen2Model whose mtp_layers weights are skipped
+		// at load (not counted).
 		attn = gqa
 		switch modelType {
-		case "qwen2", "qwen2_vl", "qwen2_5_vl":
+		case "qwen2", "qwen2_vl", "qwen2_5_vl", "mimo":
 			attn += heads*hd + 2*kv*hd
 		case "qwen3", "qwen3_vl_text":
 			attn += 2 * hd
@@ -290,6 +292,32 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		e, i := s.need("num_local_experts"), s.need("intermediate_size")
 		experts = e * (h*2*i + 2*i + i*h + h)
 		perLayer = attn + experts + h*e + e + 2*h
+	case "minimax_m2":
+		// models/minimax_m2.py: qkv_proj/o_proj without bias; with
+		// use_qk_norm (qk_norm_type per_layer) RMSNorms over all query heads
+		// and all KV heads; MiniMaxM2MoE's gate h→E without bias,
+		// e_score_correction_bias (E) when use_routing_bias, E experts of
+		// intermediate_size and no shared expert; an lm_head. The config
+		// class is the checkpoint's own code, so both switches must be
+		// stated: an absent one leaves the count unknown. The MTP modules
+		// are not counted (not loaded without speculative decoding).
+		if !text.has("use_qk_norm") || !text.has("use_routing_bias") {
+			return paramCount{}, false
+		}
+		attn = gqa
+		if s.flag("use_qk_norm", false) {
+			if t, _ := text.obj["qk_norm_type"].(string); t != "" && t != "per_layer" {
+				return paramCount{}, false
+			}
+			attn += heads*hd + kv*hd
+		}
+		e, i := s.need("num_local_experts"), s.need("intermediate_size")
+		experts = e * 3 * h * i
+		perLayer = attn + experts + h*e + 2*h
+		if s.flag("use_routing_bias", false) {
+			perLayer += e
+		}
+		tied = false
 	case "olmo", "olmo2":
 		// models/olmo.py: qkv_proj/o_proj with attention_bias, a gated
 		// MLP, and LayerNorms built with elementwise_affine=False (no

@@ -343,3 +343,56 @@ func TestCountParamsOLMoTensors(t *testing.T) {
 	}
 	expect(t, "olmo without tie_word_embeddings", m.Params, int64(0))
 }
+
+// Every id with both a curated row (counted by hand from its cited
+// config when the catalog was written) and a configs.jsonl copy must get
+// the same count from the shapes: this covers the Llama, Qwen, Mixtral,
+// DeepSeek-V3/V3.2, Kimi K2, GLM-5, gpt-oss, MiniMax-M2.5 and MiMo layouts.
+func TestCountParamsMatchCuratedRows(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("data", "gen", "curated.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var curated []Model
+	if err := json.Unmarshal(data, &curated); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join("data", "gen", "configs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	copies := map[string]json.RawMessage{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var r struct {
+			ID     string          `json:"id"`
+			Config json.RawMessage `json:"config"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		copies[r.ID] = r.Config
+	}
+	compared := map[string]bool{}
+	for _, c := range curated {
+		text, ok := copies[c.ID]
+		if !ok || c.Params == 0 || c.Confidence != "config-read" {
+			continue
+		}
+		m, err := ParseModelConfig(c.ID, text, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if m.Params != c.Params {
+			t.Errorf("%s (%s): %d params from the shapes, the curated row has %d", c.ID, m.ModelType, m.Params, c.Params)
+		}
+		compared[m.ModelType] = true
+	}
+	for _, typ := range []string{"llama", "qwen3", "qwen3_moe", "mixtral", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa", "gpt_oss", "minimax_m2", "mimo"} {
+		if !compared[typ] {
+			t.Errorf("no curated row of %s to compare", typ)
+		}
+	}
+}

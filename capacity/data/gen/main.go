@@ -72,6 +72,7 @@ var keptKeys = map[string]bool{
 	"intermediate_size_mlp": true, "interleave_moe_layer_step": true, "moe_layer_freq": true,
 	"topk_method": true, "use_qk_norm": true, "bias": true, "mlp_bias": true,
 	"index_k_norm_type": true, "use_qkv_bias": true, "qk_layernorm": true, "use_bias": true,
+	"use_routing_bias": true, "qk_norm_type": true,
 	// GPT-2-style names that transformers' attribute_map reads as the
 	// standard ones (capacity.attributeMaps).
 	"n_embd": true, "n_embed": true, "n_layer": true, "n_head": true, "n_positions": true, "n_inner": true,
