@@ -2,7 +2,8 @@ package capacity
 
 import "testing"
 
-// A model whose config.json gives the cell but not the weights: the pool is
+// A model whose config.json gives the cell but not the weights (a layout
+// whose parameters kvlint does not count, no checkpoint): the pool is
 // not computed, but the GPU's memory bounds it.
 func TestMemoryBound(t *testing.T) {
 	opt := Options{BaseDir: "testdata", ModelConfigs: map[string]string{"/models/big": "models/config-only"}}

@@ -33,8 +33,11 @@ const (
 // it. config.json has no parameter count: when the directory also holds
 // model.safetensors.index.json, its metadata.total_size becomes WeightsBytes;
 // otherwise the headers of its *.safetensors files are summed
-// (readSafetensorsHeaders); with neither the weights stay unknown. Errors are *diag.Diagnostic naming the file
-// (with line:col for JSON syntax errors and bad values).
+// (readSafetensorsHeaders); with neither, the parameters are counted from
+// the config's shapes for the layouts countParams knows
+// (modelconfig_params.go), and stay unknown for the others. Errors are
+// *diag.Diagnostic naming the file (with line:col for JSON syntax errors
+// and bad values).
 func ReadModelConfig(path string) (*Model, error) {
 	return ReadModelConfigIn(confined.Unconfined, path)
 }
@@ -72,6 +75,11 @@ func ReadModelConfigIn(cfs *confined.FS, path string) (*Model, error) {
 		if err := readSafetensorsHeaders(cfs, dir, m); err != nil {
 			return nil, err
 		}
+	}
+	if m.WeightsBytes > 0 {
+		// The checkpoint's own tensor bytes are measured, not derived:
+		// they win over the count from the shapes.
+		m.Params, m.AttentionParams, m.ExpertParams = 0, 0, 0
 	}
 	return m, nil
 }
@@ -361,6 +369,9 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 	}
 
 	m.Unsupported = unsupportedReason(text, m)
+	if m.Unsupported == "" {
+		applyParamCount(text, top, m)
+	}
 
 	for _, r := range []*configReader{top, text} {
 		if r.err != nil {
@@ -673,11 +684,12 @@ func ParseModelConfig(name string, config, hfQuant []byte) (*Model, error) {
 // models/falcon/configuration_falcon.py FalconConfig.__init__: "Backward
 // compatibility with n_embed kwarg"), which reads the same.
 //
-// EXAONE 3/3.5 name the layer count num_layers; SGLang registers its own
-// ExaoneConfig with attribute_map {"num_hidden_layers": "num_layers"}
-// (SGLang main as mirrored at modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8:
-// python/sglang/srt/configs/exaone.py ExaoneConfig) and its model reads
-// config.num_hidden_layers (python/sglang/srt/models/exaone.py).
+// GPT-J's GPTJConfig has the same attribute_map
+// (transformers@c4c7dfb77cf6d24ac1d7857226c4da0c1bfbf11d
+// models/gptj/configuration_gptj.py), and EXAONE's config class, which
+// SGLang ships, maps num_hidden_layers to num_layers
+// (modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8
+// python/sglang/srt/configs/exaone.py ExaoneConfig.attribute_map).
 var attributeMaps = map[string]map[string]string{
 	"gpt2":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"gpt_bigcode": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},

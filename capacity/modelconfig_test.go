@@ -170,6 +170,11 @@ func FuzzReadModelConfig(f *testing.F) {
 	}
 	f.Add([]byte(`{"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8, "layer_types": ["sliding_attention", 3]}`))
 	f.Add([]byte(`{"architectures": ["GptOssForCausalLM"], "num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 0, "head_dim": 4, "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 65536}`))
+	// Configs whose parameters are counted from their shapes.
+	f.Add([]byte(gemma2_9b))
+	f.Add([]byte(`{"model_type": "llama4", "text_config": {"model_type": "llama4_text", "hidden_size": 16, "num_hidden_layers": 4,
+ "num_attention_heads": 2, "vocab_size": 10, "num_local_experts": 4, "intermediate_size": 8, "intermediate_size_mlp": 32,
+ "interleave_moe_layer_step": 2}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parseModelConfig("config.json", data)
 		if err != nil {

@@ -628,6 +628,11 @@ func (e *estimator) useModel(m *Model, resolved string) {
 	for _, rule := range m.Inferred {
 		e.est.assume("inferred: %s", rule)
 	}
+	if strings.HasPrefix(m.Source, "local config") && m.Params > 0 {
+		// A local config.json without safetensors: its weights come from
+		// the shapes, not from the checkpoint, and the derivation says so.
+		e.est.derive("parameters of %s: %s, %s", m.ID, humanCount(m.Params), m.ParamsSource)
+	}
 	if m.Confidence == "inferred" {
 		e.est.assume("kvlint's facts for %s are inferred from a training framework's model arguments, not read from its config.json", m.ID)
 	}

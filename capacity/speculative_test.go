@@ -62,8 +62,32 @@ func TestSpeculativeDraft(t *testing.T) {
 		if est.PoolTokens == nil || *est.PoolTokens >= *base.PoolTokens {
 			t.Errorf("pool %v is not below the pool without a draft (%d)", deref(est.PoolTokens), *base.PoolTokens)
 		}
-		// The config gives no parameter count and the directory no
-		// checkpoint: the draft's weights are reported, not guessed.
+		// The directory holds no checkpoint: the draft's weights are
+		// counted from its shapes (one llama layer, untied head):
+		// 2 × 128,256 × 4,096 embeddings and head + 41,943,040 attention
+		// + 176,160,768 MLP + 8,192 + 4,096 norms = 1,268,789,248
+		// parameters × 2 B = 2,537,578,496 B off the budget.
+		if est.KVBudgetBytes == nil || *base.KVBudgetBytes-*est.KVBudgetBytes != 2537578496 {
+			t.Errorf("budget %v (baseline %d), want 2,537,578,496 B less; assumptions %q", deref(est.KVBudgetBytes), *base.KVBudgetBytes, est.Assumptions)
+		}
+	})
+
+	t.Run("draft whose weights cannot be counted", func(t *testing.T) {
+		// A layout kvlint does not count: the draft still grows the cell,
+		// and its weights are reported, not guessed.
+		dir := t.TempDir()
+		cfg := `{"architectures": ["BaichuanForCausalLM"], "model_type": "baichuan", "num_hidden_layers": 1,
+ "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 8,
+ "vocab_size": 125696, "torch_dtype": "bfloat16", "max_position_embeddings": 4096}`
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		est := EstimateServer(server("meta-llama/Llama-3.1-8B-Instruct", "H100-80GB", "--mem-fraction-static", frac,
+			"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "acme/draft"),
+			Options{ModelConfigs: map[string]string{"acme/draft": dir}})
+		if got := deref(est.CellBytesPerToken); got != int64(131072*33/32) {
+			t.Errorf("cell = %v, want 131072 × (1 + 1/32) = 135168", got)
+		}
 		if deref(est.KVBudgetBytes) != deref(base.KVBudgetBytes) || !containsText(est.Assumptions, "are unknown (no parameter count or checkpoint size), so they are not counted") {
 			t.Errorf("budget %v (baseline %v); assumptions %q", deref(est.KVBudgetBytes), deref(base.KVBudgetBytes), est.Assumptions)
 		}

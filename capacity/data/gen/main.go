@@ -9,9 +9,9 @@
 //
 // Each configs.jsonl row is read with capacity.ParseModelConfig, the same code
 // that reads a local config.json, so a catalog row says what kvlint would
-// read from the checkpoint itself. Parameter counts are computed from the
-// config shapes for the dense and MoE layouts whose tensors are known
-// (params.go); other rows leave them unknown.
+// read from the checkpoint itself, parameter counts included: they are
+// computed from the config shapes for the layouts whose tensors are known
+// (capacity/modelconfig_params.go); other rows leave them unknown.
 //
 //	go run ./capacity/data/gen extract ID SOURCE [HF_QUANT_SOURCE] < config.json >> configs.jsonl
 //	go run ./capacity/data/gen build   # writes ../models.json
@@ -45,10 +45,9 @@ type row struct {
 }
 
 // keptKeys are the config.json keys kvlint (capacity.ParseModelConfig and
-// params.go) reads; everything else in a config is left out of the inputs.
+// its parameter counting) reads; everything else in a config is left out of the inputs.
 var keptKeys = map[string]bool{
-	"architectures": true, "model_type": true, "num_hidden_layers": true, "num_layers": true, "hidden_size": true,
-	"n_embd": true, "n_head": true, "n_layer": true, "n_positions": true,
+	"architectures": true, "model_type": true, "num_hidden_layers": true, "hidden_size": true,
 	"num_attention_heads": true, "num_key_value_heads": true, "head_dim": true, "v_head_dim": true,
 	"kv_lora_rank": true, "qk_rope_head_dim": true, "qk_nope_head_dim": true, "q_lora_rank": true,
 	"index_head_dim": true, "index_topk": true, "index_n_heads": true,
@@ -69,6 +68,15 @@ var keptKeys = map[string]bool{
 	"ssm_state_size": true, "mamba_n_heads": true, "hybrid_override_pattern": true, "layers_block_type": true,
 	"text_config": true, "llm_config": true, "language_config": true, "thinker_config": true,
 	"vision_config": true,
+	// Shapes parameter counting reads (capacity/modelconfig_params.go).
+	"intermediate_size_mlp": true, "interleave_moe_layer_step": true, "moe_layer_freq": true,
+	"topk_method": true, "use_qk_norm": true, "bias": true, "mlp_bias": true,
+	"index_k_norm_type": true, "use_qkv_bias": true, "qk_layernorm": true, "use_bias": true,
+	"use_routing_bias": true, "qk_norm_type": true,
+	// GPT-2-style names that transformers' attribute_map reads as the
+	// standard ones (capacity.attributeMaps).
+	"n_embd": true, "n_embed": true, "n_layer": true, "n_head": true, "n_positions": true, "n_inner": true,
+	"num_layers": true,
 }
 
 // visionKept are the vision_config keys kvlint reads.
@@ -223,11 +231,6 @@ func build(dir string) {
 			m.Source += "; hf_quant_config.json: " + r.HFQuantSource
 		}
 		m.Confidence = "config-read"
-		total, attn, experts, ok := params(decode(r.Config))
-		if ok {
-			m.Params, m.AttentionParams, m.ExpertParams = total, attn, experts
-			m.ParamsSource = "computed from the config.json shapes in the source (embeddings, attention, MLP or experts, norms)"
-		}
 		for _, id := range append([]string{m.ID}, m.Aliases...) {
 			if seen[strings.ToLower(id)] {
 				fail(fmt.Sprintf("configs.jsonl:%d: id %s listed twice", n, id))
