@@ -185,6 +185,25 @@ func (h *History) Label(i int) string {
 	return "v" + r.Version + " (" + r.Commit[:8] + ")"
 }
 
+// AfterGap reports whether releases came out between release index i-1
+// and i that the history does not read (its release row says "after
+// unread releases (…)"): a change first seen at i came in by i, not
+// necessarily in it.
+func (h *History) AfterGap(i int) bool {
+	return i > 0 && strings.HasPrefix(h.Releases[i].Evidence, "after unread releases (")
+}
+
+// In names release index i as where a change came in: "in v0.6.4
+// (02dbf30e)", or after a gap "by v0.20.0 (88d34c64; the releases after
+// v0.10.1.1 (1da94e67) before it are not read)".
+func (h *History) In(i int) string {
+	if !h.AfterGap(i) {
+		return "in " + h.Label(i)
+	}
+	r := h.Releases[i]
+	return fmt.Sprintf("by v%s (%s; the releases after %s before it are not read)", r.Version, r.Commit[:8], h.Label(i-1))
+}
+
 // ValidVersion reports whether v reads as a release number (0.6.3,
 // 0.4.6.post1, 0.5.0rc0).
 func ValidVersion(v string) bool { return deploy.ValidVersionString(v) }

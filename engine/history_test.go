@@ -12,7 +12,7 @@ func TestHistoryReleases(t *testing.T) {
 		first, n   string
 		minRelease int
 	}{
-		{deploy.EngineVLLM, "0.5.0", "main", 28},
+		{deploy.EngineVLLM, "0.5.0", "main", 33},
 		{deploy.EngineSGLang, "0.3.0", "main", 90},
 	} {
 		h := HistoryOf(c.e)
@@ -49,6 +49,16 @@ func TestHistoryFacts(t *testing.T) {
 		{v, "--swap-space", "0.6.3", true},
 		{v, "--max-context-len-to-capture", "0.6.3", true},
 		{v, "--max-context-len-to-capture", "0.6.4", false},
+		// Read at release commits no fork tags (vllm_releases.tsv cites
+		// them): --swap-space went with the V0 engine between v0.10.1.1
+		// and v0.20.0; --num-scheduler-steps with multi-step scheduling
+		// in v0.10.1; --attention-backend came between them.
+		{v, "--swap-space", "0.10.1.1", true},
+		{v, "--swap-space", "0.20.0", false},
+		{v, "--num-scheduler-steps", "0.10.0", true},
+		{v, "--num-scheduler-steps", "0.10.1", false},
+		{v, "--attention-backend", "0.10.1.1", false},
+		{v, "--attention-backend", "0.20.2", true},
 		{s, "--disaggregation-mode", "0.3.0", false},
 		{s, "--disaggregation-mode", "0.4.4.post2", true},
 		{s, "--disable-flashinfer", "0.4.0", true},
@@ -62,8 +72,17 @@ func TestHistoryFacts(t *testing.T) {
 		t.Errorf("--disable-log-requests is accepted at main; the history says vllm#35723 removed it")
 	}
 	// Between two snapshots: the one before it, not exact.
-	if i, exact, ok := v.At("0.11.0"); !ok || exact || v.Releases[i].Version != "0.9.2" {
+	if i, exact, ok := v.At("0.11.0"); !ok || exact || v.Releases[i].Version != "0.10.1.1" {
 		t.Errorf("At(0.11.0) = %s exact %v ok %v", v.Releases[i].Version, exact, ok)
+	}
+	// Newer than the last release read: the last release, not main.
+	if i, exact, ok := v.At("0.21.0"); !ok || exact || v.Releases[i].Version != "0.20.2" {
+		t.Errorf("At(0.21.0) = %s exact %v ok %v", v.Releases[i].Version, exact, ok)
+	}
+	for _, r := range v.Releases {
+		if r.Evidence == "" {
+			t.Errorf("vLLM release %s cites nothing", r.Version)
+		}
 	}
 	if _, _, ok := v.At("0.4.3"); ok {
 		t.Errorf("At(0.4.3) is before the history and must say so")

@@ -180,7 +180,13 @@ func bestImage(rows []Image, ref ImageRef) (Image, bool) {
 }
 
 func specificity(im Image) int {
-	return len(strings.TrimSuffix(im.Repository, "*"))*1000 + len(strings.ReplaceAll(im.Tags, "*", ""))
+	n := len(strings.TrimSuffix(im.Repository, "*"))*1000 + len(strings.ReplaceAll(im.Tags, "*", ""))
+	if !strings.ContainsAny(im.Tags, "*?[") {
+		// An exact tag beats any glob, however long: v0.20.0 (read at
+		// its release commit) over v0.[2-9][0-9].*.
+		n += 500
+	}
+	return n
 }
 
 func matchRepository(pattern, repo string) bool {

@@ -119,9 +119,16 @@ func TestBuiltinImages(t *testing.T) {
 			"inferred: vllm-project/vllm@ed6e9075d31e32c8548b480a47d1ffb77da1f54c..f98a4920f968b1514c185bcdb881125903059c70:Dockerfile unchanged to 2025-03-31; release dated by ROCm/vllm@v0.8.2+rocm (2025-03-25)"},
 		{"vllm/vllm-openai:v0.8.5.post1", deploy.EngineVLLM, apiServer, nil, "0.8.5.post1", false, ""},
 		{"vllm/vllm-openai:v0.9.0.1", deploy.EngineVLLM, apiServer, nil, "0.9.0.1", false, ""},
+		// Held rows: read at the release commit a fork branch holds.
 		{"vllm/vllm-openai:v0.10.1.1", deploy.EngineVLLM, apiServer, nil, "0.10.1.1", false,
-			"inferred: vllm-project/vllm@e6e3c55ef28f30bca855399419c61bb70af03db2..3b279a84be27742fc3819a9942a77a29a399f9da:docker/Dockerfile unchanged to 2025-10-02; release dated by tenstorrent/vllm@1da94e673c257373280026f75ceb4effac80e892 (2025-08-20)"},
-		{"vllm/vllm-openai:v0.10.2", deploy.EngineVLLM, apiServer, nil, "0.10.2", false, ""},
+			"vllm-project/vllm@1da94e673c257373280026f75ceb4effac80e892:docker/Dockerfile (no tag here; held by tenstorrent/vllm refs/heads/forge/v0.10.1.1_patched; named v0.10.1.1 by ai-dynamo/dynamo container/deps/vllm/install_vllm.sh, see vllm_releases.tsv)"},
+		{"vllm/vllm-openai:v0.10.2", deploy.EngineVLLM, apiServer, nil, "0.10.2", false,
+			"inferred: vllm-project/vllm@e6e3c55ef28f30bca855399419c61bb70af03db2..3b279a84be27742fc3819a9942a77a29a399f9da:docker/Dockerfile unchanged to 2025-10-02; release dated by https://github.com/vllm-project/vllm-ascend/pull/3284 (2025-09-30)"},
+		{"vllm/vllm-openai:v0.20.0", deploy.EngineVLLM, serve, nil, "0.20.0", false,
+			"vllm-project/vllm@88d34c6409e9fb3c7b8ca0c04756f061d2099eb1:docker/Dockerfile (no tag here; held by tenstorrent/vllm refs/pull/398/head; named v0.20.0 by public pins, see vllm_releases.tsv)"},
+		// A variant of a held tag has no held row: the glob row.
+		{"vllm/vllm-openai:v0.20.0-x86_64", deploy.EngineVLLM, serve, nil, "0.20.0", false,
+			"vllm-project/vllm@d00d65299835da159c161b29ee3b02c12440e777:docker/Dockerfile"},
 		// Newer tags: `vllm serve`, the release read from the tag.
 		{"vllm/vllm-openai:v0.21.0", deploy.EngineVLLM, serve, nil, "0.21.0", false,
 			"vllm-project/vllm@d00d65299835da159c161b29ee3b02c12440e777:docker/Dockerfile"},
@@ -194,6 +201,9 @@ func TestBuiltinImageRows(t *testing.T) {
 	// A release tag no mirror carries: main's range over which the stage
 	// did not change, and what dates the release (gen/README.md).
 	inferred := regexp.MustCompile(`^inferred: [A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}\.\.[0-9a-f]{40}:[^\s:]+ unchanged to [0-9]{4}-[0-9]{2}-[0-9]{2}; release dated by \S+ \([0-9]{4}-[0-9]{2}-[0-9]{2}\)$`)
+	// A release tag no mirror carries whose commit a fork branch holds
+	// and public sources name (gen/README.md, "Held rows").
+	held := regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}:[^\s:]+ \(no tag here; held by [A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+ \S+; [^()]+\)$`)
 	release := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(\.[0-9]+)?(\.post[0-9]+)?$`)
 	seen := map[[2]string]bool{}
 	for _, im := range rows {
@@ -202,11 +212,11 @@ func TestBuiltinImageRows(t *testing.T) {
 			t.Errorf("%v: two rows", key)
 		}
 		seen[key] = true
-		if !source.MatchString(im.Source) && !inferred.MatchString(im.Source) {
+		if !source.MatchString(im.Source) && !inferred.MatchString(im.Source) && !held.MatchString(im.Source) {
 			t.Errorf("%v: source %q is not repo@commit:path", key, im.Source)
 		}
-		if inferred.MatchString(im.Source) && (im.Release == "" || strings.ContainsAny(im.Tags, "*?[")) {
-			t.Errorf("%v: an inferred row is for one release tag", key)
+		if (inferred.MatchString(im.Source) || held.MatchString(im.Source)) && (im.Release == "" || strings.ContainsAny(im.Tags, "*?[")) {
+			t.Errorf("%v: an inferred or held row is for one release tag", key)
 		}
 		if im.Repository == "" || im.Repository != strings.ToLower(im.Repository) || strings.Contains(im.Repository, ":") && !strings.Contains(im.Repository, "/") {
 			t.Errorf("%v: repository not in ParseImageRef's form", key)

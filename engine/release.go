@@ -81,14 +81,21 @@ func JudgeRelease(s *deploy.Server) {
 					on, h.Label(i), h.Label(ev.Release), r.Version)
 				continue
 			}
-			where := h.Label(ev.Release)
+			where := h.In(ev.Release)
 			if table != nil {
-				if rm, ok := table.removed[is.Written]; ok && h.Releases[ev.Release].Version == "main" {
-					where = fmt.Sprintf("%s (%s)", where, rm.Removed)
+				if rm, ok := table.removed[is.Written]; ok {
+					if h.Releases[ev.Release].Version == "main" {
+						where = fmt.Sprintf("%s (%s)", where, rm.Removed)
+					} else {
+						// The release is where the history first reads the
+						// flag gone; the removed table (a walk of main's
+						// history) adds the commit that dropped it on main.
+						where = fmt.Sprintf("%s; main dropped it at %s", where, rm.Removed)
+					}
 				}
 			}
 			is.Kind = FlagRemovedLater
-			is.Message = fmt.Sprintf("%s is accepted %s, but removed in %s: this launch breaks when the image moves past it", is.Written, on, where)
+			is.Message = fmt.Sprintf("%s is accepted %s, but removed %s: this launch breaks when the image moves past it", is.Written, on, where)
 		case deploy.FlagDeprecated:
 			is.Message += "; " + on
 		}
@@ -113,13 +120,13 @@ func JudgeRelease(s *deploy.Server) {
 		if !known || exists {
 			continue
 		}
-		added := "a later release"
+		added := "in a later release"
 		if ev, ok := h.Next(flag, "added", i); ok {
-			added = h.Label(ev.Release)
+			added = h.In(ev.Release)
 		}
 		s.FlagIssues = append(s.FlagIssues, deploy.FlagIssue{
 			Kind: deploy.FlagUnknown, Flag: o.Flag, Written: o.Written.Raw, Span: o.Written.Span,
-			Message: fmt.Sprintf("%s does not exist %s: it was added in %s, so argparse exits on that release (\"unrecognized arguments: %s\")",
+			Message: fmt.Sprintf("%s does not exist %s: it was added %s, so argparse exits on that release (\"unrecognized arguments: %s\")",
 				o.Written.Raw, on, added, o.Written.Raw),
 		})
 	}

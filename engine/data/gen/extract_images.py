@@ -22,6 +22,12 @@ REPO, or URL DATE) dates the release: the date must not be later than B's
 commit date, so the release cannot hold a commit of main after B. That the
 release's branch was cut from main after A is the release order (a later
 release is cut from a later main); see README.md.
+
+A held row (ref COMMIT@OWNER/NAME:REF) is for a release tag no git directory
+carries whose commit public sources name: the commit must be REF or an
+ancestor of REF in a git directory given for OWNER/NAME (a fork branch that
+holds the release branch), and is read there; its evidence column says who
+names the commit the release (the same commits as vllm_releases.tsv).
 """
 
 import json
@@ -32,6 +38,7 @@ import time
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 RANGE = re.compile(r"^([0-9a-f]{40})\.\.([0-9a-f]{40})$")
+HELD = re.compile(r"^([0-9a-f]{40})@([\w.-]+/[\w.-]+):(\S+)$")
 URLDATE = re.compile(r"^(https://\S+) ([0-9]{4}-[0-9]{2}-[0-9]{2})$")
 FROM = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?\s*$", re.I)
 HEREDOC = re.compile(r"<<-?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
@@ -226,8 +233,22 @@ def main():
             image, tags, engine, release, floating, repo, ref, path, stage, evidence = fields
             if repo not in mirrors:
                 sys.exit(f"inputs:{n}: no git directory given for {repo}")
-            rng = RANGE.match(ref)
-            if rng:
+            rng, held = RANGE.match(ref), HELD.match(ref)
+            if held:
+                commit, owner, branch = held.groups()
+                if not evidence or not release:
+                    sys.exit(f"inputs:{n}: a held row needs a release and evidence")
+                if owner not in mirrors:
+                    sys.exit(f"inputs:{n}: no git directory given for {owner}")
+                g = next((g for g in mirrors[owner] if git(g, "merge-base", "--is-ancestor", commit, branch)[0] == 0), None)
+                if g is None:
+                    sys.exit(f"inputs:{n}: {commit} is not {branch} nor an ancestor of it in {mirrors[owner]}")
+                rc, text = git(g, "show", f"{commit}:{path}")
+                if rc != 0:
+                    sys.exit(f"inputs:{n}: {path} is not at {commit}")
+                entry, cmd = stage_argv(text, stage)
+                source = f"{repo}@{commit}:{path} (no tag here; held by {owner} {branch}; {evidence})"
+            elif rng:
                 if not evidence or not release:
                     sys.exit(f"inputs:{n}: an inferred row needs a release and evidence")
                 entry, cmd, why = inferred(mirrors[repo], mirrors, rng.group(1), rng.group(2),
@@ -235,7 +256,7 @@ def main():
                 source = f"inferred: {repo}@{ref}:{path} {why}"
             else:
                 if evidence:
-                    sys.exit(f"inputs:{n}: evidence is for inferred (A..B) rows only")
+                    sys.exit(f"inputs:{n}: evidence is for inferred (A..B) and held rows only")
                 commit, g = resolve(mirrors[repo], ref)
                 rc, text = git(g, "show", f"{commit}:{path}")
                 if rc != 0:

@@ -17,6 +17,12 @@ usage: extract_vllm_removed.py REPO COMMIT vllm_serve.tsv > vllm_serve_removed.t
 tag or TAG=COMMIT) and at COMMIT (main), each in the git directories given
 (forks that carry the upstream tags; every directory that has the tag must
 agree on its commit), and writes the flag history (see history.py).
+
+A release whose tag no fork carries is a row `version  COMMIT@OWNER/NAME:REF
+evidence`: the release commit, named by the public sources the evidence
+column cites, must be REF itself or an ancestor of REF in the git directory of
+OWNER/NAME (given among the directories), so the commit read is one that
+repository really holds on the branch the evidence names.
 """
 
 import ast
@@ -98,9 +104,37 @@ def replacement(seg, flag):
     return ""
 
 
-def resolve_release(ref):
+GAP = re.compile(r"^(after unread releases \([^)]*\))(?:;\s*(.*))?$")
+PINNED = re.compile(r"^([0-9a-f]{40})@([\w.-]+/[\w.-]+):(\S+)$")
+
+
+def dir_name(d):
+    return d.rstrip("/").split("/")[-2].replace("+", "/")
+
+
+def resolve_pinned(m, evidence):
+    """(commit, git dir, evidence) of a release no fork tags: the commit must
+    be the named ref or one of its ancestors in that repository's directory."""
+    commit, repo, ref = m.groups()
+    if not evidence:
+        raise SystemExit(f"{commit}: a release pinned without a tag needs an evidence column")
+    for d in DIRS:
+        if dir_name(d) != repo:
+            continue
+        ok = subprocess.run(["git", "-C", d, "merge-base", "--is-ancestor", commit, ref], capture_output=True).returncode == 0
+        if not ok:
+            raise SystemExit(f"{commit} is not {ref} nor an ancestor of it in {d}")
+        return commit, d, f"no tag in the forks; commit on {repo} {ref}: {evidence}"
+    raise SystemExit(f"{commit}: no git directory given for {repo}")
+
+
+def resolve_release(ref, evidence=""):
     """(commit, git dir, evidence) of a tag: every directory that has it
-    must agree, or TAG=COMMIT pins one of theirs."""
+    must agree, or TAG=COMMIT pins one of theirs; COMMIT@OWNER/NAME:REF is a
+    release no fork tags (resolve_pinned)."""
+    m = PINNED.match(ref)
+    if m:
+        return resolve_pinned(m, evidence)
     tag, _, pin = ref.partition("=")
     seen = {}
     for d in DIRS:
@@ -116,7 +150,7 @@ def resolve_release(ref):
         raise SystemExit(f"{tag}: directories disagree or none has it: {seen}")
     else:
         c = next(iter(seen))
-    names = sorted({d.rstrip("/").split("/")[-2].replace("+", "/") for d in seen[c]})
+    names = sorted({dir_name(d) for d in seen[c]})
     return c, seen[c][0], f"tag {tag} in {', '.join(names)}" + (" (pinned)" if pin else "")
 
 
@@ -143,8 +177,17 @@ if HISTORY:
     for line in open(RELEASES):
         if line.startswith("#") or not line.strip() or line.startswith("version\t"):
             continue
-        version, ref = line.rstrip("\n").split("\t")[:2]
-        c, d, ev = resolve_release(ref)
+        cols = line.rstrip("\n").split("\t")
+        version, ref = cols[:2]
+        note = cols[2] if len(cols) > 2 else ""
+        # "after unread releases (…); …" says releases came out between the
+        # one before and this one that no snapshot here holds: a flag first
+        # seen here came in by this release, not necessarily in it.
+        m = GAP.match(note)
+        gap, rest = (m.group(1), m.group(2) or "") if m else ("", note)
+        c, d, ev = resolve_release(ref, rest)
+        if gap:
+            ev = f"{gap}; {ev}"
         rels.append((version, c, ev))
         snaps.append(snapshot(c, d))
     d = next(x for x in DIRS if subprocess.run(["git", "-C", x, "cat-file", "-e", COMMIT + "^{commit}"]).returncode == 0)
@@ -153,9 +196,10 @@ if HISTORY:
     print("# vLLM server flag history: the option strings `vllm serve` accepts at each release, read with the ast module from")
     print(f"# {', '.join(FILES)} (add_argument literals and the dataclass-generated frontend flags),")
     print("# as in the removed-flag walk. Releases: the upstream tags carried by the forks named in each release row (vllm-project/vllm itself is over")
-    print("# the size that can be fetched), from v0.5.0 to the newest tag any of them carries, then 'main' (the commit of vllm_serve.tsv).")
-    print("# Not covered: releases no fork tags (v0.8.0-v0.8.2, v0.8.5.post1, v0.9.0, v0.9.0.1, v0.9.1, v0.10.x and later): between v0.9.2 and main")
-    print("# the history has no release, so a flag's 'release' there is 'main'. type/default/choices are compared only where the add_argument call states")
+    print("# the size that can be fetched), from v0.5.0 to v0.9.2; after it the release commits public sources name that a fork's branch holds")
+    print("# (each row says which branch and which sources), then 'main' (the commit of vllm_serve.tsv). Not covered: releases no fork tags and no")
+    print("# fork branch holds (v0.8.0-v0.8.2, v0.8.5.post1, v0.9.0, v0.9.0.1, v0.9.1, v0.10.2-v0.19.x, v0.20.1): a flag's 'release' is the next release")
+    print("# read, so it came in at or before it. type/default/choices are compared only where the add_argument call states")
     print("# them as literals (or as EngineArgs.<field> with a literal default); defaults that come from config dataclasses (**kwargs) are not tracked.")
     print("# Rows: kind, name, release first seen at, commit read there, detail. Generated by gen/extract_vllm_removed.py --history.")
     history.diff(rels, snaps, sys.stdout)

@@ -11,7 +11,11 @@
 #   min(context_len-1, pool-1)), or have max_new_tokens clipped without an
 #   error (scheduler.py init_req_max_new_tokens). In PD disaggregation the
 #   prefill-side abort has let decode generate from an incomplete KV cache
-#   (sglang#30233). Severity high: clients that trust the advertised context
+#   (sglang#30233); the note follows the release the server runs: before
+#   0.4.7 (sglang#6803) the prefill scheduler swaps the prompt for a
+#   one-token placeholder that still goes through the transfer, and up to
+#   0.5.6.post2 the decode server has no bootstrap-room check (sglang#17430),
+#   so a stray transfer can surface in another request. Severity high: clients that trust the advertised context
 #   fail or get truncated output in production, and nothing at startup says
 #   so. The pool is judged when kvlint could compute it, or when an explicit
 #   --max-total-tokens (a cap the engine never exceeds) already proves it too
@@ -39,6 +43,10 @@
 #     description: context-length 160k over a ~60k-token pool; inputs rejected
 #   - ref: https://github.com/sgl-project/sglang/issues/30233
 #     description: PD prefill aborts an over-long input; decode generates garbage
+#   - ref: https://github.com/sgl-project/sglang/pull/6803
+#     description: from 0.4.7 an over-long prompt is aborted, no longer swapped for a placeholder
+#   - ref: https://github.com/sgl-project/sglang/pull/17430
+#     description: the decode bootstrap-room check, not in any release up to 0.5.6.post2
 #   - ref: https://github.com/sgl-project/sglang/pull/33814
 #     description: max_new_tokens clipped silently at the pool/context boundary
 #   - ref: https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_utils.py
@@ -93,7 +101,35 @@ consequence(limit) := sprintf("aborts prompts of %s tokens or more, and silently
 	limit.basis == "memory"
 } else := sprintf("aborts prompts of %s tokens or more (fewer if the GPU holds less), and silently clips max_new_tokens so prompt plus output stays inside the pool", [lib.thousands(limit.tokens - 6)])
 
-pd_note(s) := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
+# pd_note(s) is what an over-long prompt does to the PD pair on the release
+# s runs:
+#   - before 0.4.7 the prefill scheduler, after validate_input_length set
+#     FINISH_ABORT, swapped the prompt for a one-token placeholder
+#     (origin_input_ids = [0], max_new_tokens = 0) and queued it like any
+#     other request, into the prefill bootstrap queue that feeds the KV
+#     transfer (managers/scheduler.py handle_generate_request →
+#     _add_request_to_queue), and the inflight queue set FINISH_LENGTH over
+#     the abort once the transfer succeeded (disaggregation/prefill.py
+#     process_disagg_prefill_inflight_queue), read at 0.4.4.post2 1099f6c9
+#     and 0.4.6.post5 7e257cd6;
+#     sglang#6803 (20fd53b8f, first in 0.4.7) made it set_finish_with_abort
+#     instead;
+#   - from 0.4.7 the aborted request is still queued for transfer, and
+#     decode has answered from an incomplete KV cache (sglang#30233, no fix
+#     merged in the mirror);
+#   - up to 0.5.6.post2 the decode server does not compare the metadata
+#     buffer's bootstrap room with the request's (the check, 8ed35df20,
+#     sglang#17430, is not an ancestor of 0.5.6.post2's version bump
+#     5c8bd8b5), so such a transfer can surface in another request's answer
+#     (PR #34208). The first release with the check is not known here, so
+#     an unknown or newer release gets the plain note.
+pd_note(s) := sprintf("; in PD disaggregation SGLang v%s still sends such a prompt on: the prefill scheduler swaps it for a one-token placeholder that is queued for the KV transfer like any other request and marked finished when the transfer completes (scheduler.py handle_generate_request, disaggregation/prefill.py; sglang#6803 changed this in 0.4.7), so decode is sent the placeholder's KV instead of the prompt's, and with no bootstrap-room check on decode (sglang#17430 came after v0.5.6.post2) it can land in another request", [s.release.version]) if {
+	s.role in {"prefill", "decode"}
+	lib.sglang_release_before(s.engine, s.release, "0.4.7")
+} else := sprintf("; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233), and SGLang v%s has no bootstrap-room check on decode (sglang#17430 came after v0.5.6.post2), so the answer can even be another request's (sglang PR #34208)", [s.release.version]) if {
+	s.role in {"prefill", "decode"}
+	lib.sglang_release_before(s.engine, s.release, "0.5.7")
+} else := "; in PD disaggregation an aborted prefill has let decode answer from an incomplete KV cache (sglang#30233)" if {
 	s.role in {"prefill", "decode"}
 } else := ""
 

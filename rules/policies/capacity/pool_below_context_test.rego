@@ -136,3 +136,29 @@ test_fires_high_when_tenancy_is_assumed_or_single if {
 	some g in pool_below_context.deny with input as test.pd_input([test.prefill({}), d], {"tenancy": "single"})
 	not g.severity
 }
+
+# The PD note by release: before 0.4.7 the prefill scheduler swaps the
+# prompt for a placeholder that is still transferred; up to 0.5.6.post2
+# there is no bootstrap-room check; an unknown release gets the plain note.
+pd_server(version) := test.server({
+	"role": "prefill",
+	"capacity": {"pool_tokens": 100000},
+	"release": {"version": version},
+})
+
+test_pd_note_before_the_abort if {
+	some f in pool_below_context.deny with input as test.input_with([pd_server("0.4.6.post5")])
+	contains(f.msg, "in PD disaggregation SGLang v0.4.6.post5 still sends such a prompt on: the prefill scheduler swaps it for a one-token placeholder")
+}
+
+test_pd_note_without_the_room_check if {
+	some f in pool_below_context.deny with input as test.input_with([pd_server("0.5.6.post2")])
+	contains(f.msg, "(sglang#30233), and SGLang v0.5.6.post2 has no bootstrap-room check on decode")
+	not contains(f.msg, "placeholder")
+}
+
+test_pd_note_plain_when_the_release_is_unknown_or_newer if {
+	some v in [null, "0.5.9"]
+	some f in pool_below_context.deny with input as test.input_with([pd_server(v)])
+	endswith(f.msg, "let decode answer from an incomplete KV cache (sglang#30233)")
+}

@@ -77,3 +77,19 @@ test_quiet_when_the_prefill_wont_start if {
 	})})
 	count(decode_pool_below_prefill.deny) == 0 with input as test.pd_input([p, small_decode], {})
 }
+
+# By release: before 0.4.7.post1 the decode server has no capacity check and
+# its pre-allocation queue stops at the prompt; from it on, the prompt is
+# aborted.
+test_decode_queue_stops_before_the_capacity_check if {
+	d := object.union(small_decode, {"release": {"version": "0.4.7"}})
+	some f in decode_pool_below_prefill.deny with input as test.pd_input([test.prefill({}), d], {})
+	contains(f.msg, "admits: SGLang v0.4.7 has no decode capacity check (sglang#7196 came in 0.4.7.post1)")
+	not contains(f.msg, "aborted by the decode server")
+}
+
+test_decode_aborts_from_the_capacity_check_on if {
+	d := object.union(small_decode, {"release": {"version": "0.4.7.post1"}})
+	some f in decode_pool_below_prefill.deny with input as test.pd_input([test.prefill({}), d], {})
+	contains(f.msg, "then aborted by the decode server")
+}

@@ -10,11 +10,16 @@
 #   the decode side for KV until the bootstrap and waiting timeouts. The fake
 #   backend only lets a decode server run without a prefill peer (for
 #   testing); a prefill server refuses it at startup ("Prefill server does not
-#   support 'fake' as the transfer backend"). Severity high: no request of
-#   the deployment completes.
+#   support 'fake' as the transfer backend"). By release: before 0.5.2rc0
+#   there is no fake backend (argparse exits), and up to 0.5.6.post2 a fake
+#   prefill starts, sends no KV and reports every transfer done (the refusal
+#   came with sglang#19208). Severity high: no request of the deployment
+#   completes, or none correctly.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/arg_groups/pd_disaggregation_hook.py
 #     description: mooncake_tcp rewriting and the prefill-side fake assertion
+#   - ref: https://github.com/sgl-project/sglang/pull/19208
+#     description: added the prefill-side fake assertion (after 0.5.6.post2)
 #   - ref: https://github.com/sgl-project/sglang/blob/main/docs_new/docs/advanced_features/pd_disaggregation.mdx
 #     description: transfer backends, and the bootstrap and waiting timeouts
 # custom:
@@ -50,11 +55,24 @@ deny contains finding if {
 	s.role == "prefill"
 	backend(s) == "fake"
 	finding := {
-		"msg": "--disaggregation-transfer-backend fake on a prefill server: SGLang refuses it at startup (\"Prefill server does not support 'fake' as the transfer backend\", arg_groups/pd_disaggregation_hook.py); fake only lets a decode server run without a prefill peer",
+		"msg": sprintf("--disaggregation-transfer-backend fake on a prefill server: %s", [fake_prefill(s)]),
 		"server": s.index,
 		"arg": "--disaggregation-transfer-backend",
 	}
 }
+
+# fake_prefill(s) is what a fake prefill does on the release s runs, read in
+# the modal-projects/sglang mirror: "fake" joined
+# DISAGG_TRANSFER_BACKEND_CHOICES in 0.5.2rc0 (server_args.py at 16e56ea6;
+# no release before it lists it); the startup refusal came with feb041f4e
+# (sglang#19208, 2026-02-23), not an ancestor of 0.5.6.post2's 5c8bd8b5. In
+# between, FakeKVSender (disaggregation/fake/conn.py at 5c8bd8b5) sends
+# nothing and polls Success once send is called.
+fake_prefill(s) := sprintf("SGLang v%s has no fake transfer backend (it joined the choices in 0.5.2rc0), so argparse exits with \"invalid choice: 'fake'\"", [s.release.version]) if {
+	lib.sglang_release_before(s.engine, s.release, "0.5.2rc0")
+} else := sprintf("SGLang v%s starts it (the refusal came after v0.5.6.post2, sglang#19208), and its fake sender sends no KV yet reports every transfer done (disaggregation/fake/conn.py), so the decode server answers from KV it never received", [s.release.version]) if {
+	lib.sglang_release_before(s.engine, s.release, "0.5.7")
+} else := "SGLang refuses it at startup (\"Prefill server does not support 'fake' as the transfer backend\", arg_groups/pd_disaggregation_hook.py); fake only lets a decode server run without a prefill peer"
 
 # backend is the transfer engine a server really uses: mooncake_tcp is
 # mooncake with MC_FORCE_TCP=1. Undefined for a placeholder.

@@ -33,3 +33,28 @@ test_quiet_for_a_fake_decode if {
 	d := test.decode({"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true, "typed": "fake"}}})
 	count(transfer_backend_mismatch.deny) == 0 with input as test.colocated_input([d], {"mode": "disaggregated"})
 }
+
+# A fake prefill by release: no such choice before 0.5.2rc0; accepted and
+# silently sending nothing up to 0.5.6.post2; refused at startup after.
+fake_prefill_on(version) := test.prefill({
+	"args": {"--disaggregation-transfer-backend": {"value": "fake", "known": true, "typed": "fake"}},
+	"release": {"version": version},
+})
+
+test_fake_prefill_is_no_choice_before_052 if {
+	some f in transfer_backend_mismatch.deny with input as test.pd_input([fake_prefill_on("0.5.1.post3"), test.decode({})], {})
+	f.server == 0
+	contains(f.msg, "SGLang v0.5.1.post3 has no fake transfer backend (it joined the choices in 0.5.2rc0)")
+}
+
+test_fake_prefill_starts_up_to_0562 if {
+	some f in transfer_backend_mismatch.deny with input as test.pd_input([fake_prefill_on("0.5.6.post2"), test.decode({})], {})
+	f.server == 0
+	contains(f.msg, "SGLang v0.5.6.post2 starts it (the refusal came after v0.5.6.post2, sglang#19208)")
+}
+
+test_fake_prefill_refused_when_the_release_is_unknown if {
+	some f in transfer_backend_mismatch.deny with input as test.pd_input([fake_prefill_on(null), test.decode({})], {})
+	f.server == 0
+	contains(f.msg, "SGLang refuses it at startup")
+}
