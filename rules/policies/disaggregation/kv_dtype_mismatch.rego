@@ -40,7 +40,7 @@ deny contains finding if {
 	pv := lib.arg_typed(p.args, "--kv-cache-dtype", "auto")
 	qv := lib.arg_typed(q.args, "--kv-cache-dtype", "auto")
 	pv != qv
-	not release_before(q, [0, 5, 7])
+	not lib.sglang_release_before(q.engine, object.get(q, "release", {}), "0.5.7")
 	finding := {
 		"msg": sprintf("decode --kv-cache-dtype %s differs from %s on the prefill server %s: the decode side raises \"KV cache dtype mismatch\" when it first contacts the prefill server (disaggregation/common/conn.py try_ensure_parallel_info)%s", [
 			qv,
@@ -68,7 +68,7 @@ deny contains finding if {
 	pv := lib.arg_typed(p.args, "--kv-cache-dtype", "auto")
 	qv := lib.arg_typed(q.args, "--kv-cache-dtype", "auto")
 	pv != qv
-	release_before(q, [0, 5, 7])
+	lib.sglang_release_before(q.engine, object.get(q, "release", {}), "0.5.7")
 	not same_stored(p, q)
 	finding := {
 		"msg": sprintf("decode --kv-cache-dtype %s differs from %s on the prefill server %s: SGLang v%s has no KV cache dtype check (sglang#19407 came after v0.5.6.post2), so both servers start and the mismatch passes silently: the decode side reads the transferred KV bytes as its own dtype", [
@@ -85,16 +85,4 @@ deny contains finding if {
 same_stored(p, q) if {
 	p.capacity.kv_dtype != ""
 	p.capacity.kv_dtype == q.capacity.kv_dtype
-}
-
-# release_before(s, floor): s runs a known SGLang release whose
-# major.minor.patch is below floor; an unknown release is the newest.
-release_before(s, floor) if {
-	v := s.release.version
-	is_string(v)
-	parts := split(v, ".")
-	count(parts) >= 3
-	nums := [to_number(regex.find_n(`^[0-9]+`, parts[i], 1)[0]) | some i in [0, 1, 2]]
-	count(nums) == 3
-	nums < floor
 }

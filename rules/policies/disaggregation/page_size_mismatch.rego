@@ -55,7 +55,7 @@ deny contains finding if {
 # consequence(q) is what the mismatch does on the release decode server q
 # runs: the check raises from sglang#14474 on, and before it nothing does.
 consequence(q) := sprintf("SGLang v%s has no page size check (sglang#14474 came after v0.5.6.post2), so both servers start and the mismatch passes silently: KV pages are transferred into pages of the wrong shape and answers are computed from misplaced KV", [q.release.version]) if {
-	release_before(q, [0, 5, 7])
+	lib.sglang_release_before(q.engine, object.get(q, "release", {}), "0.5.7")
 } else := "the decode side raises \"Page size mismatch\" when it first contacts the prefill server, so no request completes (disaggregation/common/conn.py try_ensure_parallel_info)"
 
 # page_known(s): SGLang's page size for s is known: resolved by capacity, and
@@ -70,17 +70,4 @@ page_known(s) if {
 	s.capacity.page_size > 0
 	not s.args["--page-size"]
 	s.capacity.gpu != ""
-}
-
-# release_before(s, floor): s runs a known SGLang release whose
-# major.minor.patch is below floor ("0.5.6.post2" and "0.5.0rc2" read as
-# 0.5.6 and 0.5.0). An unknown release is judged as the newest: not before.
-release_before(s, floor) if {
-	v := s.release.version
-	is_string(v)
-	parts := split(v, ".")
-	count(parts) >= 3
-	nums := [to_number(regex.find_n(`^[0-9]+`, parts[i], 1)[0]) | some i in [0, 1, 2]]
-	count(nums) == 3
-	nums < floor
 }

@@ -68,10 +68,3 @@ test_newer_or_unknown_release_raises if {
 		}
 	}
 }
-
-test_release_before if {
-	page_size_mismatch.release_before({"release": {"version": "0.4.10.post2"}}, [0, 5, 7])
-	page_size_mismatch.release_before({"release": {"version": "0.5.0rc2"}}, [0, 5, 7])
-	not page_size_mismatch.release_before({"release": {"version": "0.5.7"}}, [0, 5, 7])
-	not page_size_mismatch.release_before({"release": {"version": null}}, [0, 5, 7])
-}
