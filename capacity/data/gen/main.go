@@ -20,7 +20,7 @@
 // commit, optionally followed by a space and a note naming the part of the
 // file, such as MLC LLM's MODEL_PRESETS['key']) or a Hugging Face file URL
 // pinned to a commit, https://huggingface.co/ORG/NAME/blob/COMMIT/PATH
-// (checkSource).
+// (or its raw, resolve or blame view of the same file; checkSource).
 //
 // extract reads the config text on stdin (and the hf_quant_config.json text
 // from the file named by the environment variable HF_QUANT when set) and
@@ -293,21 +293,23 @@ func variableBlocks(m *capacity.Model) bool {
 
 // A source names a verbatim copy of a config at a fixed revision, so a reader
 // can fetch exactly the bytes a row was extracted from. Branch names
-// ("main") move and are refused; so are Hugging Face "resolve"/"raw" and
-// commit-diff URLs (the citation form is the blob page, one spelling per file).
+// ("main", "refs/pr/N") move and are refused, as are commit-diff and tree
+// pages. The Hub serves one file at one commit under four views: blob (the
+// rendered page), raw and resolve (the bytes) and blame (the bytes with
+// line history); each is accepted, so a row cites the view it was read from.
 var (
 	// OWNER/REPO@COMMIT:PATH, then an optional " NOTE" (MODEL_PRESETS['key']).
 	repoSource = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*@[0-9a-f]{40}:[^\s:@]+( \S.*)?$`)
 	// https://huggingface.co/ORG/NAME/blob/COMMIT/PATH. Hugging Face model ids
 	// are ORG/NAME with letters, digits, '-', '_' and '.'.
-	hfSource = regexp.MustCompile(`^https://huggingface\.co/[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*/blob/[0-9a-f]{40}/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+	hfSource = regexp.MustCompile(`^https://huggingface\.co/[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*/(blob|raw|resolve|blame)/[0-9a-f]{40}/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
 )
 
 // checkSource accepts the two citation forms extract and build allow.
 func checkSource(s string) error {
 	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
 		if !hfSource.MatchString(s) {
-			return fmt.Errorf("source %q: a URL must be https://huggingface.co/ORG/NAME/blob/COMMIT/PATH with a 40-hex commit", s)
+			return fmt.Errorf("source %q: a URL must be https://huggingface.co/ORG/NAME/{blob,raw,resolve,blame}/COMMIT/PATH with a 40-hex commit", s)
 		}
 		segs := strings.Split(strings.TrimPrefix(s, "https://huggingface.co/"), "/")
 		// Dataset and Space repositories live under these prefixes; a

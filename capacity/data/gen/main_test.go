@@ -9,6 +9,9 @@ func TestCheckSource(t *testing.T) {
 		"mlc-ai/mlc-llm@" + c + ":python/mlc_llm/model/model_preset.py MODEL_PRESETS['gptj']",
 		"https://huggingface.co/google/gemma-2b-it/blob/" + c + "/config.json",
 		"https://huggingface.co/unsloth/gemma-2b-it/blob/" + c + "/sub/dir/config.json",
+		"https://huggingface.co/google/gemma-2b-it/resolve/" + c + "/config.json",
+		"https://huggingface.co/google/gemma-2b-it/raw/" + c + "/config.json",
+		"https://huggingface.co/unsloth/codegemma-7b-it/blame/" + c + "/config.json",
 	}
 	bad := []string{
 		"",
@@ -17,8 +20,9 @@ func TestCheckSource(t *testing.T) {
 		"ai-dynamo/aiconfigurator@" + c,                       // no path
 		"aiconfigurator@" + c + ":config.json",                // no owner
 		"https://huggingface.co/google/gemma-2b-it/blob/main/config.json",
-		"https://huggingface.co/google/gemma-2b-it/resolve/" + c + "/config.json",
-		"https://huggingface.co/google/gemma-2b-it/raw/" + c + "/config.json",
+		"https://huggingface.co/google/gemma-2b-it/resolve/main/config.json",
+		"https://huggingface.co/google/gemma-2b-it/blob/refs%2Fpr%2F2/config.json",
+		"https://huggingface.co/google/gemma-2b-it/tree/" + c + "/config.json",
 		"https://huggingface.co/google/gemma-2b-it/commit/" + c,
 		"http://huggingface.co/google/gemma-2b-it/blob/" + c + "/config.json",
 		"https://huggingface.co.evil.example/google/gemma-2b-it/blob/" + c + "/config.json",
