@@ -16,6 +16,12 @@
 //	go run ./capacity/data/gen extract ID SOURCE [HF_QUANT_SOURCE] < config.json >> configs.jsonl
 //	go run ./capacity/data/gen build   # writes ../models.json
 //
+// SOURCE is either OWNER/REPO@COMMIT:PATH (a GitHub repository at a full
+// commit, optionally followed by a space and a note naming the part of the
+// file, such as MLC LLM's MODEL_PRESETS['key']) or a Hugging Face file URL
+// pinned to a commit, https://huggingface.co/ORG/NAME/blob/COMMIT/PATH
+// (or its raw, resolve or blame view of the same file; checkSource).
+//
 // extract reads the config text on stdin (and the hf_quant_config.json text
 // from the file named by the environment variable HF_QUANT when set) and
 // keeps only the keys listed in keptKeys.
@@ -29,6 +35,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -141,6 +148,14 @@ func extract(id, source string, rest []string) {
 	if err != nil {
 		fail(err.Error())
 	}
+	if err := checkSource(source); err != nil {
+		fail(id + ": " + err.Error())
+	}
+	for _, q := range rest {
+		if err := checkSource(q); err != nil {
+			fail(id + ": hf_quant source: " + err.Error())
+		}
+	}
 	r := row{ID: id, Source: source}
 	cfg, _ := json.Marshal(trim(decode(data), keptKeys))
 	r.Config = cfg
@@ -215,6 +230,14 @@ func build(dir string) {
 		if r.ID == "" || r.Source == "" {
 			fail(fmt.Sprintf("configs.jsonl:%d: id and source are required", n))
 		}
+		if err := checkSource(r.Source); err != nil {
+			fail(fmt.Sprintf("configs.jsonl:%d: %v", n, err))
+		}
+		if r.HFQuantSource != "" {
+			if err := checkSource(r.HFQuantSource); err != nil {
+				fail(fmt.Sprintf("configs.jsonl:%d: hf_quant_source: %v", n, err))
+			}
+		}
 		if seen[strings.ToLower(r.ID)] {
 			continue // curated rows win
 		}
@@ -266,4 +289,43 @@ func variableBlocks(m *capacity.Model) bool {
 		}
 	}
 	return false
+}
+
+// A source names a verbatim copy of a config at a fixed revision, so a reader
+// can fetch exactly the bytes a row was extracted from. Branch names
+// ("main", "refs/pr/N") move and are refused, as are commit-diff and tree
+// pages. The Hub serves one file at one commit under four views: blob (the
+// rendered page), raw and resolve (the bytes) and blame (the bytes with
+// line history); each is accepted, so a row cites the view it was read from.
+var (
+	// OWNER/REPO@COMMIT:PATH, then an optional " NOTE" (MODEL_PRESETS['key']).
+	repoSource = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*@[0-9a-f]{40}:[^\s:@]+( \S.*)?$`)
+	// https://huggingface.co/ORG/NAME/blob/COMMIT/PATH. Hugging Face model ids
+	// are ORG/NAME with letters, digits, '-', '_' and '.'.
+	hfSource = regexp.MustCompile(`^https://huggingface\.co/[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*/(blob|raw|resolve|blame)/[0-9a-f]{40}/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+)
+
+// checkSource accepts the two citation forms extract and build allow.
+func checkSource(s string) error {
+	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
+		if !hfSource.MatchString(s) {
+			return fmt.Errorf("source %q: a URL must be https://huggingface.co/ORG/NAME/{blob,raw,resolve,blame}/COMMIT/PATH with a 40-hex commit", s)
+		}
+		segs := strings.Split(strings.TrimPrefix(s, "https://huggingface.co/"), "/")
+		// Dataset and Space repositories live under these prefixes; a
+		// model config is cited from a model repository only.
+		if segs[0] == "datasets" || segs[0] == "spaces" {
+			return fmt.Errorf("source %q: not a model repository", s)
+		}
+		for _, seg := range segs {
+			if seg == "." || seg == ".." {
+				return fmt.Errorf("source %q: dot path segment", s)
+			}
+		}
+		return nil
+	}
+	if !repoSource.MatchString(s) {
+		return fmt.Errorf("source %q: want OWNER/REPO@COMMIT:PATH (40-hex commit) or a pinned huggingface.co blob URL", s)
+	}
+	return nil
 }
