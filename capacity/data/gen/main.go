@@ -4,8 +4,9 @@
 //     (each cites its config.json copy; kept as they are);
 //   - configs.jsonl: one line per model id, {"id", "aliases", "source",
 //     "hf_quant_source", "config", "hf_quant_config"}, where config holds the
-//     keys kvlint reads from a verbatim config.json copy named by source
-//     (repository@commit:path).
+//     keys kvlint reads from a verbatim config.json copy named by source:
+//     repository@commit:path, or a Hugging Face file at a pinned commit,
+//     https://huggingface.co/ORG/NAME/blob/COMMIT/PATH (see checkSource).
 //
 // Each configs.jsonl row is read with capacity.ParseModelConfig, the same code
 // that reads a local config.json, so a catalog row says what kvlint would
@@ -29,6 +30,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -136,7 +138,44 @@ func decode(data []byte) map[string]any {
 	return obj
 }
 
+// gitSource is repository@commit:path, the path optionally followed by a
+// note naming the object inside the file (MLC LLM's MODEL_PRESETS['key']).
+var gitSource = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*@[0-9a-f]{40}:[^\s:@]+( \S.*)?$`)
+
+// hfSource is a file of a Hugging Face model repository at a full commit
+// hash. blob, resolve and raw all name the file at that commit; a branch
+// or tag (main) moves, so it is not a citation and is refused.
+var hfSource = regexp.MustCompile(`^https://huggingface\.co/([A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*)/(blob|resolve|raw)/([0-9a-f]{40})/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$`)
+
+// checkSource says why a citation is not one of the two accepted forms.
+func checkSource(s string) error {
+	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
+		m := hfSource.FindStringSubmatch(s)
+		if m == nil {
+			return fmt.Errorf("source %q: want https://huggingface.co/ORG/NAME/blob/COMMIT/PATH with a 40-hex commit", s)
+		}
+		for _, seg := range strings.Split(m[4], "/") {
+			if seg == "." || seg == ".." {
+				return fmt.Errorf("source %q: path segment %q", s, seg)
+			}
+		}
+		return nil
+	}
+	if !gitSource.MatchString(s) {
+		return fmt.Errorf("source %q: want REPO@COMMIT:PATH with a 40-hex commit, or a pinned huggingface.co URL", s)
+	}
+	return nil
+}
+
 func extract(id, source string, rest []string) {
+	if err := checkSource(source); err != nil {
+		fail(err.Error())
+	}
+	if len(rest) > 0 {
+		if err := checkSource(rest[0]); err != nil {
+			fail("hf_quant: " + err.Error())
+		}
+	}
 	data, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail(err.Error())
@@ -214,6 +253,14 @@ func build(dir string) {
 		}
 		if r.ID == "" || r.Source == "" {
 			fail(fmt.Sprintf("configs.jsonl:%d: id and source are required", n))
+		}
+		if err := checkSource(r.Source); err != nil {
+			fail(fmt.Sprintf("configs.jsonl:%d: %v", n, err))
+		}
+		if r.HFQuantSource != "" {
+			if err := checkSource(r.HFQuantSource); err != nil {
+				fail(fmt.Sprintf("configs.jsonl:%d: hf_quant_source: %v", n, err))
+			}
 		}
 		if seen[strings.ToLower(r.ID)] {
 			continue // curated rows win
