@@ -143,9 +143,9 @@ func decode(data []byte) map[string]any {
 var gitSource = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*@[0-9a-f]{40}:[^\s:@]+( \S.*)?$`)
 
 // hfSource is a file of a Hugging Face model repository at a full commit
-// hash. blob, resolve and raw all name the file at that commit; a branch
+// hash. blob, resolve, raw and blame all show the file at that commit; a branch
 // or tag (main) moves, so it is not a citation and is refused.
-var hfSource = regexp.MustCompile(`^https://huggingface\.co/([A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*)/(blob|resolve|raw)/([0-9a-f]{40})/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$`)
+var hfSource = regexp.MustCompile(`^https://huggingface\.co/([A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*)/(blob|resolve|raw|blame)/([0-9a-f]{40})/([A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)$`)
 
 // checkSource says why a citation is not one of the two accepted forms.
 func checkSource(s string) error {

@@ -15,6 +15,7 @@ func TestCheckSource(t *testing.T) {
 		"https://huggingface.co/unsloth/gemma-2b-it/blob/" + commit + "/config.json",
 		"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/resolve/" + commit + "/config.json",
 		"https://huggingface.co/org/name/raw/" + commit + "/sub/dir/config.json",
+		"https://huggingface.co/upstage/SOLAR-10.7B-Instruct-v1.0/blame/" + commit + "/config.json",
 	}
 	for _, s := range good {
 		if err := checkSource(s); err != nil {
@@ -28,6 +29,7 @@ func TestCheckSource(t *testing.T) {
 		"http://huggingface.co/unsloth/gemma-2b-it/blob/" + commit + "/config.json",       // not https
 		"https://huggingface.co.evil.example/u/g/blob/" + commit + "/config.json",         // other host
 		"https://huggingface.co/unsloth/gemma-2b-it/commit/" + commit,                     // a diff, not a file
+		"https://huggingface.co/unsloth/gemma-2b-it/commits/" + commit + "/config.json",   // a history page
 		"https://huggingface.co/unsloth/gemma-2b-it/blob/" + commit + "/",                 // no path
 		"https://huggingface.co/unsloth/gemma-2b-it/blob/" + commit + "/../x/config.json", // escapes
 		"https://huggingface.co/gemma-2b-it/blob/" + commit + "/config.json",              // no org
