@@ -119,15 +119,9 @@ func (g *guard) instrument(c *chart.Chart) *chart.Chart {
 // rewrite parses one template and prints it back with guards, as the
 // tracer prints its markers (Node.String parses to the same trees).
 func (g *guard) rewrite(name, src string) (string, bool) {
-	t := parse.New(name)
-	t.Mode = parse.SkipFuncCheck
-	trees := map[string]*parse.Tree{}
-	if _, err := safeParseTree(t, src, trees); err != nil {
+	top, trees, ok := parseTemplate(name, src)
+	if !ok {
 		return "", false
-	}
-	top := t
-	if tt, ok := trees[name]; ok {
-		top = tt
 	}
 	var b strings.Builder
 	if top.Root != nil {

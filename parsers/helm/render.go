@@ -223,28 +223,28 @@ func safeProcessDependencies(c *chart.Chart, vals map[string]any) (err error) {
 	return chartutil.ProcessDependenciesWithMerge(c, vals)
 }
 
-// renderWith renders chart c (the chart or a traced copy) with values. The
-// values are copied first: templates may change the maps they are given.
-func (rr *rendering) renderWith(c *chart.Chart, values map[string]any) (files map[string]string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("rendering template failed: %v", r)
-		}
-	}()
-	top := chartutil.Values{}
-	for k, v := range rr.top {
-		top[k] = v
-	}
-	top["Values"] = chartutil.Values(deepCopy(values).(map[string]any))
-	// The zero Engine has no client: lookup returns an empty map, and
-	// getHostByName returns "" (pkg/engine/engine.go, initFunMap).
-	var e engine.Engine
-	return e.Render(c, top)
+// renderWith renders chart c (the chart or a traced copy) with values.
+// The zero Engine has no client: lookup returns an empty map, and
+// getHostByName returns "" (pkg/engine/engine.go, initFunMap).
+func (rr *rendering) renderWith(c *chart.Chart, values map[string]any) (map[string]string, error) {
+	return rr.renderChart(c, values, func(c *chart.Chart, top chartutil.Values) (map[string]string, error) {
+		var e engine.Engine
+		return e.Render(c, top)
+	})
 }
 
 // renderGuarded is renderWith for the copy of c the guard instruments,
 // with the guard answering lookup.
-func (rr *rendering) renderGuarded(c *chart.Chart, values map[string]any) (files map[string]string, err error) {
+func (rr *rendering) renderGuarded(c *chart.Chart, values map[string]any) (map[string]string, error) {
+	return rr.renderChart(rr.guard.instrument(c), values, func(c *chart.Chart, top chartutil.Values) (map[string]string, error) {
+		return engine.RenderWithClientProvider(c, top, rr.guard)
+	})
+}
+
+// renderChart gives render the release's top-level values with a copy of
+// values (templates may change the maps they are given) and turns a panic
+// in a template function into an error.
+func (rr *rendering) renderChart(c *chart.Chart, values map[string]any, render func(*chart.Chart, chartutil.Values) (map[string]string, error)) (files map[string]string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("rendering template failed: %v", r)
@@ -255,7 +255,7 @@ func (rr *rendering) renderGuarded(c *chart.Chart, values map[string]any) (files
 		top[k] = v
 	}
 	top["Values"] = chartutil.Values(deepCopy(values).(map[string]any))
-	return engine.RenderWithClientProvider(rr.guard.instrument(c), top, rr.guard)
+	return render(c, top)
 }
 
 func deepCopy(v any) any {

@@ -87,19 +87,29 @@ func (tr *tracer) instrument(c *chart.Chart, m mode) *chart.Chart {
 	return &cp
 }
 
+// parseTemplate parses one template file as Helm's engine would, without
+// checking function names: top is the file's own tree, trees every tree
+// the file holds by name (its defines, and itself when it has content).
+func parseTemplate(name, src string) (top *parse.Tree, trees map[string]*parse.Tree, ok bool) {
+	t := parse.New(name)
+	t.Mode = parse.SkipFuncCheck
+	trees = map[string]*parse.Tree{}
+	if _, err := safeParseTree(t, src, trees); err != nil {
+		return nil, nil, false
+	}
+	if tt, ok := trees[name]; ok {
+		return tt, trees, true
+	}
+	return t, trees, true
+}
+
 // rewrite parses one template and prints it back with markers. The printed
 // form is text/template's own (Node.String), which parses to the same
 // trees; trim markers are gone, but the text nodes were trimmed when parsed.
 func (tr *tracer) rewrite(name, src string, m mode) (string, bool) {
-	t := parse.New(name)
-	t.Mode = parse.SkipFuncCheck
-	trees := map[string]*parse.Tree{}
-	if _, err := safeParseTree(t, src, trees); err != nil {
+	top, trees, ok := parseTemplate(name, src)
+	if !ok {
 		return "", false
-	}
-	top := t
-	if tt, ok := trees[name]; ok {
-		top = tt
 	}
 	if top.Root != nil {
 		tr.list(top.Root, name, src)
