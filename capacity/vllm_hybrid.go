@@ -254,17 +254,8 @@ func (e *vllmEstimator) poolHybridVLLM() {
 	if e.est.inputs != nil {
 		e.est.inputs.maxModelLen, e.est.inputs.maxModelLenSet = h.longestUncapped(avail, page, e.block), true
 	}
-	if e.ctxAuto && e.ctxKnown {
-		fit := h.longest(avail, page, e.block, e.ctx)
-		if fit <= 0 {
-			e.est.StartupError = "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."
-			return
-		}
-		if fit < e.ctx {
-			e.est.derive("auto-fit: max_model_len lowered from %s to %s, what the KV cache groups hold (_estimate_max_model_len_from_groups)", Thousands(e.ctx), Thousands(fit))
-		}
-		e.ctx = fit
-		e.est.ContextLength = ptr(fit)
+	if e.ctxAuto && e.ctxKnown && !e.autoFit(h.longest(avail, page, e.block, e.ctx), "what the KV cache groups hold (_estimate_max_model_len_from_groups)") {
+		return
 	}
 	blocks := avail / page / h.groupSize
 	if e.overrideSet {

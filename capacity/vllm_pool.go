@@ -156,15 +156,9 @@ func (e *vllmEstimator) poolVLLM() {
 		for i := range layers {
 			fit = min(fit, fits(i))
 		}
-		if fit <= 0 {
-			e.est.StartupError = "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."
+		if !e.autoFit(fit, "what the KV cache holds") {
 			return
 		}
-		if fit < e.ctx {
-			e.est.derive("auto-fit: max_model_len lowered from %s to %s, what the KV cache holds", Thousands(e.ctx), Thousands(fit))
-		}
-		e.ctx = fit
-		e.est.ContextLength = ptr(fit)
 	}
 	if e.est.inputs != nil {
 		// estimate_max_model_len (vllm/v1/core/kv_cache_utils.py at
@@ -293,4 +287,20 @@ func stagesNote(n int) string {
 		return fmt.Sprintf(", the smallest of %d pipeline stages", n)
 	}
 	return ""
+}
+
+// autoFit applies --max-model-len auto: the context becomes fit, the
+// longest request the cache holds (how says why), or vLLM refuses to start
+// when not one token fits; false then.
+func (e *vllmEstimator) autoFit(fit int64, how string) bool {
+	if fit <= 0 {
+		e.est.StartupError = "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."
+		return false
+	}
+	if fit < e.ctx {
+		e.est.derive("auto-fit: max_model_len lowered from %s to %s, %s", Thousands(e.ctx), Thousands(fit), how)
+	}
+	e.ctx = fit
+	e.est.ContextLength = ptr(fit)
+	return true
 }
