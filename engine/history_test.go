@@ -175,10 +175,10 @@ func TestJudgeReleaseDeprecation(t *testing.T) {
 		{"unknown", alias, deploy.Release{}, true, "the release this server runs is unknown"},
 		// After the last release the history reads: the deprecation may
 		// or may not be in it.
-		{"between-unknown", alias, pinned("0.5.9"), true, "does not deprecate it and main@8905cbd4 does, so whether v0.5.9 does is not known here"},
+		{"between-unknown", alias, pinned("0.5.9"), true, "the newest release before it that the flag history reads: v0.5.6.post2 (5c8bd8b5) does not deprecate it and main@8905cbd4 does, so whether v0.5.9 does is not known here"},
 		// Moved by --engine-release past the deprecation: it names where.
 		{"upgrade", alias, deploy.Release{Version: "main", Source: "--engine-release sglang=main", Upgrade: true, From: "0.5.3", FromSource: "image lmsysorg/sglang:v0.5.3"},
-			true, "deprecated in main@8905cbd4, after v0.5.3 that this launch runs now"},
+			true, "flags read at 8905cbd4): deprecated in main@8905cbd4, after v0.5.3 that this launch runs now"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := judge(c.cmd, c.rel)
@@ -240,15 +240,15 @@ func TestDeprecatedAt(t *testing.T) {
 		i, exact, _ := h.At(c.version)
 		r := &deploy.Release{Version: c.version}
 		is := &deploy.FlagIssue{Kind: deploy.FlagDeprecated, Flag: c.flag, Written: c.flag}
-		if got := deprecatedAt(is, h, r, i, exact, "on v"+c.version); got != c.drop || !strings.Contains(is.Message, c.says) {
-			t.Errorf("%s on %q: drop %v (%q), want %v saying %q", c.flag, c.version, got, is.Message, c.drop, c.says)
+		if got, note := deprecatedAt(is, h, r, i, exact); got != c.drop || !strings.Contains(note, c.says) || (c.says == "") != (note == "") {
+			t.Errorf("%s on %q: drop %v (%q), want %v saying %q", c.flag, c.version, got, note, c.drop, c.says)
 		}
 	}
 	// Moved from 1.0 to 1.2: the finding names where the deprecation came.
 	i, exact, _ := h.At("1.2")
 	is := &deploy.FlagIssue{Kind: deploy.FlagDeprecated, Flag: "--old", Written: "--old"}
 	r := &deploy.Release{Version: "1.2", Upgrade: true, From: "1.0"}
-	if deprecatedAt(is, h, r, i, exact, "") || is.Message != "; deprecated in v1.1 (01234567), after v1.0 that this launch runs now" {
-		t.Errorf("upgrade: %q", is.Message)
+	if drop, note := deprecatedAt(is, h, r, i, exact); drop || note != ": deprecated in v1.1 (01234567), after v1.0 that this launch runs now" {
+		t.Errorf("upgrade: %v %q", drop, note)
 	}
 }

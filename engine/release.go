@@ -101,11 +101,12 @@ func JudgeRelease(s *deploy.Server) {
 			is.Kind = FlagRemovedLater
 			is.Message = fmt.Sprintf("%s is accepted %s, but removed %s: this launch breaks when the image moves past it", is.Written, on, where)
 		case deploy.FlagDeprecated:
-			if drop := deprecatedAt(is, h, r, i, exact, on); drop {
+			drop, note := deprecatedAt(is, h, r, i, exact)
+			if drop {
 				dropped = append(dropped, k)
 				continue
 			}
-			is.Message += "; " + on
+			is.Message += "; " + on + note
 		}
 	}
 	if len(dropped) > 0 {
@@ -232,8 +233,8 @@ func prefixAt(is *deploy.FlagIssue, h *History, i int, on string) {
 }
 
 // deprecatedAt judges a deprecation the parser found in the newest table
-// against release index i. It reports true when the issue is to be
-// dropped: the history records the flag's deprecation after i, so on that
+// against release index i. It reports drop when the issue is to be
+// dropped, else a note to say after what it was judged against: the history records the flag's deprecation after i, so on that
 // release the flag is the option itself, no alias, and argparse warns of
 // nothing (lmsysorg/sglang:v0.5.3 stores --cuda-graph-max-bs into its own
 // cuda_graph_max_bs; main made it a DeprecatedAliasStoreAction of
@@ -244,14 +245,14 @@ func prefixAt(is *deploy.FlagIssue, h *History, i int, on string) {
 //
 // A deprecation the history does not record (vLLM's positional --model,
 // found outside the flag table) stands as the parser found it.
-func deprecatedAt(is *deploy.FlagIssue, h *History, r *deploy.Release, i int, exact bool, on string) bool {
+func deprecatedAt(is *deploy.FlagIssue, h *History, r *deploy.Release, i int, exact bool) (drop bool, note string) {
 	flag := is.Flag
 	if _, ok := h.Flags[flag]; !ok {
 		flag = is.Written
 	}
 	dep, recorded := h.DeprecatedAt(flag, i)
 	if !recorded {
-		return false
+		return false, ""
 	}
 	if dep {
 		if r.Upgrade && r.From != "" {
@@ -260,33 +261,32 @@ func deprecatedAt(is *deploy.FlagIssue, h *History, r *deploy.Release, i int, ex
 			if from, _, ok := h.At(r.From); ok && from < i {
 				if was, _ := h.DeprecatedAt(flag, from); !was {
 					if ev, ok := h.Next(flag, "deprecated", from); ok && ev.Release <= i {
-						is.Message += fmt.Sprintf("; deprecated %s, after v%s that this launch runs now", h.In(ev.Release), r.From)
+						note = fmt.Sprintf(": deprecated %s, after v%s that this launch runs now", h.In(ev.Release), r.From)
 					}
 				}
 			}
 		}
-		return false
+		return false, note
 	}
 	if i == h.Newest() {
-		return false // the newest snapshot disagrees with the table: keep the table's word
+		return false, "" // the newest snapshot disagrees with the table: keep the table's word
 	}
 	ev, later := h.Next(flag, "deprecated", i)
 	if !later {
 		// The history has it undeprecated from i on while the newest
 		// table deprecates it: nothing to say which release did.
-		return false
+		return false, ""
 	}
 	if !exact && ev.Release == i+1 {
 		// The release lies between a snapshot that does not deprecate
 		// the flag and the next, which does: which side it is on is not
 		// known, so the finding stands, saying so.
-		is.Message += fmt.Sprintf("; %s: %s does not deprecate it and %s does, so whether v%s does is not known here",
-			on, h.Label(i), h.Label(ev.Release), r.Version)
-		return false
+		return false, fmt.Sprintf(": %s does not deprecate it and %s does, so whether v%s does is not known here",
+			h.Label(i), h.Label(ev.Release), r.Version)
 	}
 	// Read at that release, or between two snapshots that both leave the
 	// flag undeprecated.
-	return true
+	return true, ""
 }
 
 // DeprecatedAt reports whether flag is deprecated at release index i, and
