@@ -233,10 +233,10 @@ func prefixAt(is *deploy.FlagIssue, h *History, i int, on string) {
 }
 
 // deprecatedAt judges a deprecation the parser found in the newest table
-// against release index i. It reports drop when the issue is to be
-// dropped, else a note to say after what it was judged against: the history records the flag's deprecation after i, so on that
-// release the flag is the option itself, no alias, and argparse warns of
-// nothing (lmsysorg/sglang:v0.5.3 stores --cuda-graph-max-bs into its own
+// against release index i, and returns a note to add after what the issue
+// was judged against. It reports drop when the history records the
+// flag's deprecation after i: on that release the flag is the option
+// itself, no alias, and argparse warns of nothing (lmsysorg/sglang:v0.5.3 stores --cuda-graph-max-bs into its own
 // cuda_graph_max_bs; main made it a DeprecatedAliasStoreAction of
 // --cuda-graph-max-bs-decode in modal-projects/sglang@2495c02c, #23906,
 // after 0.5.6.post2). Moving the image past the deprecation still works,
