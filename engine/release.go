@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -18,6 +19,8 @@ const FlagRemovedLater deploy.FlagIssueKind = "removed-later"
 //     accepts becomes FlagRemovedLater, naming the release that removed it;
 //   - a flag the release does not have yet (added later) becomes
 //     FlagUnknown: argparse exits on that release;
+//   - a flag the parser's table deprecates that the release does not
+//     deprecate yet is no finding there (deprecatedAt);
 //   - every other flag issue says what it was judged against.
 //
 // The parser's table is the newest snapshot (main), so with the release
@@ -36,6 +39,7 @@ func JudgeRelease(s *deploy.Server) {
 	r.Judged, r.JudgedCommit = h.Releases[i].Version, h.Releases[i].Commit
 	on := OnRelease(s, h, i, exact, ok)
 	table := Lookup(programOf(s.Engine))
+	var dropped []int // deprecated issues the release does not deprecate yet
 	for k := range s.FlagIssues {
 		is := &s.FlagIssues[k]
 		switch is.Kind {
@@ -97,8 +101,22 @@ func JudgeRelease(s *deploy.Server) {
 			is.Kind = FlagRemovedLater
 			is.Message = fmt.Sprintf("%s is accepted %s, but removed %s: this launch breaks when the image moves past it", is.Written, on, where)
 		case deploy.FlagDeprecated:
-			is.Message += "; " + on
+			drop, note := deprecatedAt(is, h, r, i, exact)
+			if drop {
+				dropped = append(dropped, k)
+				continue
+			}
+			is.Message += "; " + on + note
 		}
+	}
+	if len(dropped) > 0 {
+		kept := s.FlagIssues[:0]
+		for k, is := range s.FlagIssues {
+			if !slices.Contains(dropped, k) {
+				kept = append(kept, is)
+			}
+		}
+		s.FlagIssues = kept
 	}
 	if r.Upgrade && r.From != "" {
 		if from, _, ok := h.At(r.From); ok {
@@ -212,4 +230,80 @@ func prefixAt(is *deploy.FlagIssue, h *History, i int, on string) {
 		is.Kind, is.Suggestion = deploy.FlagAmbiguous, ""
 		is.Message = fmt.Sprintf("ambiguous option: %s could match %s %s; argparse exits", is.Written, strings.Join(cands, ", "), on)
 	}
+}
+
+// deprecatedAt judges a deprecation the parser found in the newest table
+// against release index i, and returns a note to add after what the issue
+// was judged against. It reports drop when the history records the
+// flag's deprecation after i: on that release the flag is the option
+// itself, no alias, and argparse warns of nothing (lmsysorg/sglang:v0.5.3 stores --cuda-graph-max-bs into its own
+// cuda_graph_max_bs; main made it a DeprecatedAliasStoreAction of
+// --cuda-graph-max-bs-decode in modal-projects/sglang@2495c02c, #23906,
+// after 0.5.6.post2). Moving the image past the deprecation still works,
+// with a warning: judged there (--engine-release), the finding comes back
+// and names the release that deprecated the flag.
+//
+// A deprecation the history does not record (vLLM's positional --model,
+// found outside the flag table) stands as the parser found it.
+func deprecatedAt(is *deploy.FlagIssue, h *History, r *deploy.Release, i int, exact bool) (drop bool, note string) {
+	flag := is.Flag
+	if _, ok := h.Flags[flag]; !ok {
+		flag = is.Written
+	}
+	dep, recorded := h.DeprecatedAt(flag, i)
+	if !recorded {
+		return false, ""
+	}
+	if dep {
+		if r.Upgrade && r.From != "" {
+			// Moved by --engine-release from a release that did not
+			// deprecate it yet: name the release that did.
+			if from, _, ok := h.At(r.From); ok && from < i {
+				if was, _ := h.DeprecatedAt(flag, from); !was {
+					if ev, ok := h.Next(flag, "deprecated", from); ok && ev.Release <= i {
+						note = fmt.Sprintf(": deprecated %s, after v%s that this launch runs now", h.In(ev.Release), r.From)
+					}
+				}
+			}
+		}
+		return false, note
+	}
+	if i == h.Newest() {
+		return false, "" // the newest snapshot disagrees with the table: keep the table's word
+	}
+	ev, later := h.Next(flag, "deprecated", i)
+	if !later {
+		// The history has it undeprecated from i on while the newest
+		// table deprecates it: nothing to say which release did.
+		return false, ""
+	}
+	if !exact && ev.Release == i+1 {
+		// The release lies between a snapshot that does not deprecate
+		// the flag and the next, which does: which side it is on is not
+		// known, so the finding stands, saying so.
+		return false, fmt.Sprintf(": %s does not deprecate it and %s does, so whether v%s does is not known here",
+			h.Label(i), h.Label(ev.Release), r.Version)
+	}
+	// Read at that release, or between two snapshots that both leave the
+	// flag undeprecated.
+	return true, ""
+}
+
+// DeprecatedAt reports whether flag is deprecated at release index i, and
+// whether the history records any deprecation of it at all.
+func (h *History) DeprecatedAt(flag string, i int) (deprecated, recorded bool) {
+	for _, e := range h.Flags[flag] {
+		switch e.Kind {
+		case "deprecated":
+			recorded = true
+			if e.Release <= i {
+				deprecated = true
+			}
+		case "undeprecated":
+			if e.Release <= i {
+				deprecated = false
+			}
+		}
+	}
+	return deprecated, recorded
 }

@@ -90,8 +90,12 @@ func TestFlagFixes(t *testing.T) {
 		{"single dash, underscores", "-tp_size 2", "KV401", deploy.FlagUnknown, "", "--tp-size 2"},
 		{"duplicate: the earlier goes", "--port 1 --tp-size 2 --port 3", "KV403", deploy.FlagDuplicate, "", "--tp-size 2 --port 3"},
 		{"deprecated alias", "--cuda-graph-max-bs 64", "KV404", deploy.FlagDeprecated, "", "--cuda-graph-max-bs-decode 64"},
-		// v0.5.3 has no --cuda-graph-max-bs-decode yet.
-		{"replacement newer than the release", "--cuda-graph-max-bs 64", "KV404", deploy.FlagDeprecated, "0.5.3", ""},
+		// v0.5.9 lies after v0.5.6.post2, the last release the flag
+		// history reads, which has no --cuda-graph-max-bs-decode yet; the
+		// deprecation stands there, not known either way (on v0.5.3,
+		// which predates it, there is no deprecation to fix:
+		// engine.JudgeRelease).
+		{"replacement newer than the release", "--cuda-graph-max-bs 64", "KV404", deploy.FlagDeprecated, "0.5.9", ""},
 		// "--cuda-graph-backend-{decode,prefill}=disabled" is two flags.
 		{"deprecated into two flags", "--disable-cuda-graph --port 1", "KV404", deploy.FlagDeprecated, "", ""},
 		{"deprecated and without effect", "--port 1 --collect-tokens-histogram", "KV404", deploy.FlagDeprecated, "", "--port 1"},

@@ -12,10 +12,18 @@
 #   the deployment, so they are not reported twice). A flag that the release
 #   the server runs (its image tag, a pinned release) still accepts but a
 #   later release removed is low: this launch breaks when the image moves
-#   past it.
+#   past it. A deprecation is judged against that release too (the flag
+#   history, engine/data/*_history.tsv): a flag deprecated only after it
+#   is the option itself there and no finding (--cuda-graph-max-bs on the
+#   image lmsysorg/sglang with tag v0.5.3: an alias of
+#   --cuda-graph-max-bs-decode only since sglang#23906); moved past it with
+#   --engine-release, it is this rule's low finding naming the release that
+#   deprecated it, not also KV406's.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py
 #     description: deprecated aliases kept in add_cli_args
+#   - ref: https://github.com/sgl-project/sglang/pull/23906
+#     description: made --cuda-graph-max-bs a deprecated alias of --cuda-graph-max-bs-decode, after v0.5.6.post2
 #   - ref: https://github.com/sgl-project/sglang/pull/19618
 #     description: removed the --disaggregation-decode-tp/-dp and --disaggregation-prefill-pp flags
 # custom:
