@@ -70,6 +70,11 @@ func (e *estimator) pageSize() {
 			backend = "trtllm_mha"
 		}
 	}
+	if noBackend && g != nil && g.isCUDA() && g.ccMajor() == 12 && m != nil && sglangSM120MHARaises(e.s.Release, m) {
+		if spec, _ := e.r.str("--speculative-algorithm"); spec == "" {
+			e.est.derive("SGLang v%s picks trtllm_mha on %s (compute capability %s) and then raises ValueError \"TRTLLM MHA backend is only supported on Blackwell GPUs (SM100)\": pass --attention-backend (fixed after v0.5.6.post2 by sglang#14842)", e.s.Release.Version, g.Name, g.ComputeCapability)
+		}
+	}
 	has := func(name string) bool { return backend == name || decodeBackend == name || prefillBackend == name }
 	snap := func(to int, allowed []int, why string) {
 		for _, a := range allowed {

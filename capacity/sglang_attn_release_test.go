@@ -68,3 +68,29 @@ func TestSGLangSM100DefaultOnlyOnSM100(t *testing.T) {
 		}
 	}
 }
+
+// On an SM120 GPU 0.5.6.post1 and 0.5.6.post2 pick trtllm_mha for a Llama
+// and refuse it; 0.5.6 (no such choice), the newest release and gpt-oss
+// (its own branch) do not.
+func TestSGLangSM120MHARaises(t *testing.T) {
+	for _, tc := range []struct {
+		model, release string
+		want           bool
+	}{
+		{"meta-llama/Llama-3.1-8B-Instruct", "0.5.6", false},
+		{"meta-llama/Llama-3.1-8B-Instruct", "0.5.6.post1", true},
+		{"meta-llama/Llama-3.1-8B-Instruct", "0.5.6.post2", true},
+		{"meta-llama/Llama-3.1-8B-Instruct", "", false},
+		{"openai/gpt-oss-20b", "0.5.6.post1", false},
+	} {
+		s := server(tc.model, "RTX-PRO-6000-Blackwell")
+		s.Release = deploy.Release{Engine: deploy.EngineSGLang, Version: tc.release, Source: "test"}
+		est := EstimateServer(s, Options{})
+		if got := containsText(est.Derivation, "TRTLLM MHA backend is only supported"); got != tc.want {
+			t.Errorf("%s v%q: said %v, want %v\n%q", tc.model, tc.release, got, tc.want, est.Derivation)
+		}
+		if est.PageSize != 1 {
+			t.Errorf("%s v%q: page size %d on SM120, want 1", tc.model, tc.release, est.PageSize)
+		}
+	}
+}

@@ -305,3 +305,24 @@ func sglangSM100Default(r deploy.Release, m *Model) (backend, why string, ok boo
 	}
 	return "", fmt.Sprintf("SGLang v%s picks flashinfer or triton for %s on SM100 (trtllm_mha is the default for such models from v%s on)", v, a, sglangSM100MHARelease), true
 }
+
+// sglangSM120MHARaises reports whether the release picks trtllm_mha for a
+// non-MLA model on an SM120 GPU (RTX PRO 6000 Blackwell) and then refuses
+// it. 3d1b591aa chose trtllm_mha when is_blackwell(), which is compute
+// capability 10 or 12 (utils/common.py at 9a327bdf), and
+// _handle_attention_backend_compatibility then raises "TRTLLM MHA backend is
+// only supported on Blackwell GPUs (SM100)" unless is_sm100_supported()
+// (capability 10). fe6d38d2f (#14842) narrowed the choice to SM100; the
+// version bumps of 0.5.6.post1 (9a327bdf) and 0.5.6.post2 (5c8bd8b5) do
+// not descend from it, so both releases raise. Later releases have no
+// version-bump commit on main and are taken to have the fix (inferred).
+// The models whose _handle_model_specific_adjustments branch sets a
+// backend first (gpt-oss, Llama 4, Olmo2) never reach the choice.
+func sglangSM120MHARaises(r deploy.Release, m *Model) bool {
+	v := r.Version
+	if v == "" || deploy.CompareVersions(v, sglangSM100MHARelease) < 0 || deploy.CompareVersions(v, "0.5.6.post2") > 0 {
+		return false
+	}
+	a := m.arch0()
+	return !m.isMLA() && a != "GptOssForCausalLM" && a != "Olmo2ForCausalLM" && !strings.Contains(a, "Llama4")
+}
