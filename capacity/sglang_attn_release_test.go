@@ -81,6 +81,7 @@ func TestSGLangSM120MHARaises(t *testing.T) {
 		{"meta-llama/Llama-3.1-8B-Instruct", "0.5.6.post1", true},
 		{"meta-llama/Llama-3.1-8B-Instruct", "0.5.6.post2", true},
 		{"meta-llama/Llama-3.1-8B-Instruct", "", false},
+		{"meta-llama/Llama-3.1-8B-Instruct", "main", false},
 		{"openai/gpt-oss-20b", "0.5.6.post1", false},
 	} {
 		s := server(tc.model, "RTX-PRO-6000-Blackwell")

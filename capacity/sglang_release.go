@@ -320,7 +320,7 @@ func sglangSM100Default(r deploy.Release, m *Model) (backend, why string, ok boo
 // backend first (gpt-oss, Llama 4, Olmo2) never reach the choice.
 func sglangSM120MHARaises(r deploy.Release, m *Model) bool {
 	v := r.Version
-	if v == "" || deploy.CompareVersions(v, sglangSM100MHARelease) < 0 || deploy.CompareVersions(v, "0.5.6.post2") > 0 {
+	if v == "" || v == "main" || deploy.CompareVersions(v, sglangSM100MHARelease) < 0 || deploy.CompareVersions(v, "0.5.6.post2") > 0 {
 		return false
 	}
 	a := m.arch0()
