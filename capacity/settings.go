@@ -16,7 +16,8 @@ import (
 // picks by default on SM100 (Blackwell): trtllm_mla for the DeepSeek family
 // (_deepseek_family_overrides L404-412) and trtllm_mha for other models
 // without speculative decoding (server_args.py _get_default_attn_backend
-// L4847-4916).
+// L4847-4916). A pinned release before main's SM100 defaults gets its own
+// (sglangSM100Default).
 func (e *estimator) pageSize() {
 	v, st := e.r.int("--page-size")
 	switch st {
@@ -45,8 +46,21 @@ func (e *estimator) pageSize() {
 	if !explicit && m != nil && m.isDeepseekFamily() && m.isDSA() && (g == nil || g.isCUDA()) {
 		page, how = 64, "SGLang sets 64 for DeepSeek DSA models"
 	}
+	releaseBackend, releaseWhy, byRelease := "", "", false
+	if noBackend && g != nil && g.isSM100() && m != nil {
+		releaseBackend, releaseWhy, byRelease = sglangSM100Default(e.s.Release, m)
+	}
 	if noBackend && g != nil && g.isSM100() && m != nil && sglangBeforeTRTLLM(e.s.Release) {
 		e.est.assume("SGLang v%s has no TensorRT-LLM attention backends (from v%s on), so on %s it keeps the default page size", e.s.Release.Version, sglangTRTLLMRelease, g.Name)
+	} else if byRelease {
+		// A pinned release before main's SM100 defaults: its own default
+		// (sglang_release.go sglangSM100Default).
+		backend = releaseBackend
+		if backend == "" {
+			e.est.derive("%s, so on %s the page size stays the default", releaseWhy, g.Name)
+		} else {
+			e.est.derive("attention backend %s (%s)", backend, releaseWhy)
+		}
 	} else if noBackend && g != nil && g.isSM100() && m != nil {
 		spec, _ := e.r.str("--speculative-algorithm")
 		switch {
@@ -54,6 +68,11 @@ func (e *estimator) pageSize() {
 			backend = "trtllm_mla"
 		case !mla && spec == "":
 			backend = "trtllm_mha"
+		}
+	}
+	if noBackend && g != nil && g.isCUDA() && g.ccMajor() == 12 && m != nil && sglangSM120MHARaises(e.s.Release, m) {
+		if spec, _ := e.r.str("--speculative-algorithm"); spec == "" {
+			e.est.derive("SGLang v%s picks trtllm_mha on %s (compute capability %s) and then raises ValueError \"TRTLLM MHA backend is only supported on Blackwell GPUs (SM100)\": pass --attention-backend (fixed after v0.5.6.post2 by sglang#14842)", e.s.Release.Version, g.Name, g.ComputeCapability)
 		}
 	}
 	has := func(name string) bool { return backend == name || decodeBackend == name || prefillBackend == name }

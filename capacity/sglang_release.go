@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
 )
@@ -16,8 +17,8 @@ import (
 // engine/data/sglang_server_history.tsv). A release before it cannot pick
 // them on SM100, so its default page size is argparse's 1 (server_args.py
 // at 2272c2a5, v0.4.9.post4: "if self.page_size is None: self.page_size =
-// 1"), whatever the GPU. Releases after it get main's rules; when each
-// release started choosing them by default on SM100 is not read here.
+// 1"), whatever the GPU. Which model each later release gives them by
+// default on SM100 is sglangSM100Default's table.
 const sglangTRTLLMRelease = "0.4.10.post1"
 
 // sglangBeforeTRTLLM reports whether the server runs a known SGLang release
@@ -230,4 +231,98 @@ func legacyMemFraction(rule memFractionRule, in legacyFracInput) (float64, []str
 		frac, steps = vlmAdjust(in.Vision, frac, steps)
 	}
 	return frac, steps, ""
+}
+
+// SGLang's default attention backend on SM100 changed release by release
+// after the TensorRT-LLM backends came (sglangTRTLLMRelease). Each date
+// below is the commit that brought the default and the first version-bump
+// commit on modal-projects/sglang main that descends from it (as for
+// sglangFracRules). Main's rule (settings.go pageSize) applies from
+// sglangSM100MHARelease on; main later widened the DeepSeek family list and
+// added per-model defaults (Qwen3.5, Gemma 4) that are not dated here.
+const (
+	// GptOssForCausalLM: trtllm_mha on SM100 whenever no backend is given,
+	// speculative or not: 27985c27a (#9202), first in 0.5.0rc2 (fab0f6e7),
+	// server_args.py ServerArgs._handle_model_specific_adjustments. Before
+	// it the model defaults to triton, page size 1.
+	sglangGptOssMHARelease = "0.5.0rc2"
+	// DeepseekV3ForCausalLM without DSA: trtllm_mla on SM100 when no
+	// backend flag is given: a2b3d9b90 (#11512), first in 0.5.3.post2
+	// (baf277a9), server_args.py _handle_model_specific_adjustments. In
+	// 0.5.3.post1 (758b887a) and before, model_runner.py
+	// ModelRunner.model_specific_adjustment picks flashinfer for every MLA
+	// model on SM100 ("elif is_sm100_supported(): ... = \"flashinfer\""),
+	// which keeps the page size of 1.
+	sglangDeepseekMLARelease = "0.5.3.post2"
+	// Olmo2ForCausalLM: trtllm_mha on SM100 when --attention-backend is
+	// unset: d383e6616 (#11396), first in 0.5.4 (1053e1be),
+	// _handle_model_specific_adjustments.
+	sglangOlmo2MHARelease = "0.5.4"
+	// Llama 4: trtllm_mha on SM100 when --attention-backend is unset:
+	// fcccaf900 (#13421), first in 0.5.6 (7ae368ef). Before it no release
+	// picks one: 0.4.10.post1's check_server_args asserts
+	// attention_backend == "fa3", and from 0.5.4.post1 (47e12e082, #12003)
+	// the assignment in _handle_model_specific_adjustments comes after an
+	// assert that the backend is one of fa3/aiter/triton/trtllm_mha, which
+	// an unset backend fails first.
+	sglangLlama4MHARelease = "0.5.6"
+	// Every other non-MLA model: trtllm_mha on Blackwell unless speculative
+	// decoding uses topk > 1: 3d1b591aa (#14291), server_args.py
+	// _handle_attention_backend_compatibility, first in 0.5.6.post1
+	// (9a327bdf), not in 0.5.6 (7ae368ef), where such a model gets
+	// flashinfer (or triton) and the page size of 1.
+	sglangSM100MHARelease = "0.5.6.post1"
+)
+
+// sglangSM100Default is the attention backend a known SGLang release from
+// sglangTRTLLMRelease up to sglangSM100MHARelease picks on SM100 for model
+// m when no backend flag is given: "" when it picks one that keeps the page
+// size (flashinfer or triton). ok is false when main's rule applies: the
+// release is unknown ("main" included), before the TensorRT-LLM backends
+// (handled by sglangBeforeTRTLLM), or from sglangSM100MHARelease on.
+func sglangSM100Default(r deploy.Release, m *Model) (backend, why string, ok bool) {
+	v := r.Version
+	if v == "" || v == "main" || sglangBeforeTRTLLM(r) || deploy.CompareVersions(v, sglangSM100MHARelease) >= 0 {
+		return "", "", false
+	}
+	from := func(release string) bool { return deploy.CompareVersions(v, release) >= 0 }
+	a := m.arch0()
+	switch {
+	case a == "DeepseekV3ForCausalLM" && !m.isDSA() && from(sglangDeepseekMLARelease):
+		return "trtllm_mla", fmt.Sprintf("SGLang v%s's default for DeepseekV3ForCausalLM on SM100", v), true
+	case a == "DeepseekV3ForCausalLM" && !m.isDSA():
+		return "", fmt.Sprintf("SGLang v%s picks flashinfer for MLA models on SM100 (trtllm_mla is DeepSeek's default from v%s on)", v, sglangDeepseekMLARelease), true
+	case m.isMLA():
+		return "", fmt.Sprintf("SGLang v%s picks flashinfer for MLA models on SM100", v), true
+	case a == "GptOssForCausalLM" && from(sglangGptOssMHARelease):
+		return "trtllm_mha", fmt.Sprintf("SGLang v%s's default for GptOssForCausalLM on SM100", v), true
+	case a == "Olmo2ForCausalLM" && from(sglangOlmo2MHARelease):
+		return "trtllm_mha", fmt.Sprintf("SGLang v%s's default for Olmo2ForCausalLM on SM100", v), true
+	case strings.Contains(a, "Llama4") && from(sglangLlama4MHARelease):
+		return "trtllm_mha", fmt.Sprintf("SGLang v%s's default for Llama 4 on SM100", v), true
+	case strings.Contains(a, "Llama4"):
+		return "", fmt.Sprintf("SGLang v%s sets no default attention backend for Llama 4 (it asserts one is given; trtllm_mha is the default on SM100 from v%s on)", v, sglangLlama4MHARelease), true
+	}
+	return "", fmt.Sprintf("SGLang v%s picks flashinfer or triton for %s on SM100 (trtllm_mha is the default for such models from v%s on)", v, a, sglangSM100MHARelease), true
+}
+
+// sglangSM120MHARaises reports whether the release picks trtllm_mha for a
+// non-MLA model on an SM120 GPU (RTX PRO 6000 Blackwell) and then refuses
+// it. 3d1b591aa chose trtllm_mha when is_blackwell(), which is compute
+// capability 10 or 12 (utils/common.py at 9a327bdf), and
+// _handle_attention_backend_compatibility then raises "TRTLLM MHA backend is
+// only supported on Blackwell GPUs (SM100)" unless is_sm100_supported()
+// (capability 10). fe6d38d2f (#14842) narrowed the choice to SM100; the
+// version bumps of 0.5.6.post1 (9a327bdf) and 0.5.6.post2 (5c8bd8b5) do
+// not descend from it, so both releases raise. Later releases have no
+// version-bump commit on main and are taken to have the fix (inferred).
+// The models whose _handle_model_specific_adjustments branch sets a
+// backend first (gpt-oss, Llama 4, Olmo2) never reach the choice.
+func sglangSM120MHARaises(r deploy.Release, m *Model) bool {
+	v := r.Version
+	if v == "" || v == "main" || deploy.CompareVersions(v, sglangSM100MHARelease) < 0 || deploy.CompareVersions(v, "0.5.6.post2") > 0 {
+		return false
+	}
+	a := m.arch0()
+	return !m.isMLA() && a != "GptOssForCausalLM" && a != "Olmo2ForCausalLM" && !strings.Contains(a, "Llama4")
 }
