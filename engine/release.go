@@ -77,10 +77,12 @@ func JudgeRelease(s *deploy.Server) {
 				is.Message += "; " + on
 				continue
 			}
-			if !exact {
+			if !exact && ev.Release == i+1 {
 				// The release lies between two snapshots, one with the
 				// flag and one without: which side it is on is not known,
-				// so the finding stands, saying so.
+				// so the finding stands, saying so. (When the next
+				// snapshot still has the flag, so does every release
+				// before it: removed later, as for a release read itself.)
 				is.Message += fmt.Sprintf("; %s: %s accepts it and %s does not, so whether v%s still has it is not known here",
 					on, h.Label(i), h.Label(ev.Release), r.Version)
 				continue
