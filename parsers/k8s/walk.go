@@ -62,6 +62,15 @@ func (p *parser) walk(o *object, n *yaml.Node, path []step, depth int) {
 			if key == "metadata" || key == "status" || pr.Value == nil || pr.Value.Kind == yaml.ScalarNode {
 				continue
 			}
+			if key == "roleTemplates" && o.kind == "RoleBasedGroup" && len(path) == 1 {
+				// spec.roleTemplates are reusable pod templates, not
+				// workloads: a role runs one only through its templateRef,
+				// with the role's patch merged in, and the role is walked
+				// (sgl-project/rbg@993491fba9bfdf377d3cd18c8833da20ce0ec87b
+				// api/workloads/v1alpha2/rolebasedgroup_types.go
+				// RoleBasedGroupSpec.RoleTemplates, TemplateRef).
+				continue
+			}
 			role := roleKeys[key]
 			if len(path) > 0 && namedChildren[path[len(path)-1].key] && path[len(path)-1].node.Kind == yaml.MappingNode {
 				role = key
