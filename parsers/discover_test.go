@@ -194,3 +194,30 @@ func TestDiscoverReadsWhatAChartDoesNotRender(t *testing.T) {
 		t.Errorf("discovered %q, want %q", got, want)
 	}
 }
+
+// A link to a directory inside the tree is neither an error nor a second
+// visit: its target is walked on its own. A link to a directory outside
+// the tree is refused, and said.
+func TestDiscoverSkipsLinkedDirectories(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write(t, root, map[string]string{"real/serve.sh": "python -m sglang.launch_server --model-path m\n"})
+	if err := os.Symlink("real", filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "away")); err != nil {
+		t.Fatal(err)
+	}
+	files, errs := Discover([]string{root}, nil)
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	if !slices.Equal(got, []string{"real/serve.sh"}) {
+		t.Errorf("files %q, want only real/serve.sh", got)
+	}
+	if len(errs) != 1 || filepath.Base(errs[0].Span.File) != "away" {
+		t.Errorf("errors %v, want one, for the link that leaves the tree", errs)
+	}
+}
