@@ -261,3 +261,29 @@ func TestFalconConfig(t *testing.T) {
 	expect(t, "kv heads", m.KVHeads, 8)
 	expect(t, "context (class default)", m.ContextValue, int64(2048))
 }
+
+// A draft path a launch file names is looked at only inside the checked
+// paths: a config.json beside the file but outside them is not even
+// probed for existence (the draft stays unresolved, with no mention of
+// what lies outside).
+func TestDraftPathConfined(t *testing.T) {
+	root := t.TempDir()
+	checked := filepath.Join(root, "repo")
+	if err := os.MkdirAll(filepath.Join(root, "draft"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 1, "hidden_size": 4096,
+ "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "torch_dtype": "bfloat16"}`
+	if err := os.WriteFile(filepath.Join(root, "draft", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := server("meta-llama/Llama-3.1-8B-Instruct", "H100-80GB", "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "../draft")
+	s.Span.File = filepath.Join(checked, "serve.sh")
+	est := EstimateServer(s, Options{FS: confined.New([]string{checked})})
+	if containsText(est.Assumptions, filepath.Join(checked, "../draft")) || containsText(est.Assumptions, "outside the checked paths") {
+		t.Errorf("the draft outside the checked paths was probed:\n%s", strings.Join(est.Assumptions, "\n"))
+	}
+	if got := deref(est.CellBytesPerToken); got != int64(131072) {
+		t.Errorf("cell %v: an unresolved draft must not grow it", got)
+	}
+}

@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -569,7 +568,7 @@ func (e *estimator) modelFromLocalDir(name string) bool {
 		return false
 	}
 	dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-	if _, err := os.Lstat(filepath.Join(dir, "config.json")); err != nil {
+	if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err != nil {
 		return false
 	}
 	m, err := ReadModelConfigIn(e.fs(), dir)
@@ -593,7 +592,7 @@ func (e *estimator) modelFromMapping(name, mapped string) {
 	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
 		path = filepath.Join(e.opt.BaseDir, path)
 	}
-	if _, err := os.Lstat(path); err != nil {
+	if _, err := e.fs().Stat(path); err != nil {
 		// No such file: an id the catalog knows by the variant rules
 		// (an -Instruct of a catalogued base), as a launch naming it is.
 		if v, ok := e.cat.lookupVariant(mapped); ok {

@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -360,7 +359,7 @@ func (e *estimator) resolveDraft(name string) *Model {
 	}
 	if !filepath.IsAbs(name) && e.s.Span.File != "" {
 		dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-		if _, err := os.Lstat(filepath.Join(dir, "config.json")); err == nil {
+		if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err == nil {
 			m, err := ReadModelConfigIn(e.fs(), dir)
 			if err != nil {
 				e.est.assume("the draft's config.json at %s cannot be used: %v", dir, err)
