@@ -29,15 +29,24 @@ const gib = float64(1 << 30)
 // (memory.total − "Load weight begin. avail mem"), listed with their sources
 // in sglangPreloadObservations (overhead_test.go), which checks every one.
 //
-// A rank's NVLink peers are the other GPUs of its machine, at most seven on
-// the eight-GPU boards these parts ship in; ranks on other nodes talk over
-// the network and add no peer buffers here.
-func sglangPreloadGapGiB(g *GPU, ranks int) float64 {
-	gap := sglangContextGiB
-	if ranks > 1 && nvlinkFabric(g) {
-		gap += float64(min(ranks, 8)-1) * sglangPeerBufferGiB
+// A rank's NVLink peers are the other ranks of its tensor-parallel group on
+// its machine, at most seven on the eight-GPU boards these parts ship in:
+// the pipeline group gets no custom all-reduce ("pipeline parallel does not
+// need custom allreduce", use_custom_allreduce=False for _PP in
+// python/sglang/srt/distributed/parallel_state.py at
+// modal-projects/sglang@8905cbd42f4a), and ranks on other nodes talk over
+// the network.
+func sglangPreloadGapGiB(g *GPU, tp int) float64 {
+	return sglangContextGiB + float64(sglangNVLinkPeers(g, tp))*sglangPeerBufferGiB
+}
+
+// sglangNVLinkPeers is the number of NVLink peers a rank of a tp-way
+// tensor-parallel group allocates custom all-reduce buffers for.
+func sglangNVLinkPeers(g *GPU, tp int) int {
+	if tp <= 1 || !nvlinkFabric(g) {
+		return 0
 	}
-	return gap
+	return min(tp, 8) - 1
 }
 
 // sglangContextGiB is the gap on one GPU: 0.84 GiB on an H100 (TP1) and

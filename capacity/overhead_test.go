@@ -13,7 +13,7 @@ import (
 type preloadObservation struct {
 	source string
 	gpu    string
-	ranks  int     // TP × PP
+	ranks  int     // the tensor-parallel size (PP 1 in every observation)
 	avail  float64 // GiB ("GB" in SGLang's logs is 2^30 bytes)
 }
 
@@ -90,5 +90,25 @@ func TestStartupLogsPreload(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no startup-log row gives the pre-load memory or the weights")
+	}
+}
+
+// Only the tensor-parallel group allocates NVLink peer buffers: a TP2 × PP4
+// server on eight H100s has one peer, not seven; PCIe cards none.
+func TestSGLangNVLinkPeersFollowTP(t *testing.T) {
+	h100, _ := Default().GPU("H100-80GB")
+	l4, _ := Default().GPU("L4")
+	for _, tt := range []struct {
+		g    *GPU
+		tp   int
+		want int
+	}{{h100, 1, 0}, {h100, 2, 1}, {h100, 8, 7}, {h100, 16, 7}, {l4, 4, 0}} {
+		if got := sglangNVLinkPeers(tt.g, tt.tp); got != tt.want {
+			t.Errorf("%s tp %d: %d peers, want %d", tt.g.Name, tt.tp, got, tt.want)
+		}
+	}
+	pp := EstimateServer(server("meta-llama/Llama-3.1-8B-Instruct", "H100-80GB", "--tp-size", "2", "--pp-size", "4"), Options{})
+	if !containsText(pp.Assumptions, "1 NVLink peers") {
+		t.Errorf("TP2 × PP4 should count one NVLink peer:\n%q", pp.Assumptions)
 	}
 }

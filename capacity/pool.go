@@ -19,12 +19,11 @@ func (e *estimator) pool() {
 		return
 	}
 	total := float64(e.gpu.MemoryMiB) / 1024
-	ranks := e.tp * e.pp
-	gap := sglangPreloadGapGiB(e.gpu, ranks)
+	gap := sglangPreloadGapGiB(e.gpu, e.tp)
 	pre := total - gap
 	fabric := "no NVLink peer buffers"
-	if ranks > 1 && nvlinkFabric(e.gpu) {
-		fabric = fmt.Sprintf("%d NVLink peers × %.3f GiB", min(ranks, 8)-1, sglangPeerBufferGiB)
+	if n := sglangNVLinkPeers(e.gpu, e.tp); n > 0 {
+		fabric = fmt.Sprintf("%d NVLink peers × %.3f GiB", n, sglangPeerBufferGiB)
 	}
 	e.est.assume("free GPU memory before the weights load is taken as memory.total %.2f GiB − %.2f GiB that the CUDA context (%.2f GiB) and communication buffers (%s) take at start-up (bootstrap.py init_torch_distributed; calibrated on public startup logs, it varies by driver and topology)", total, gap, sglangContextGiB, fabric)
 	e.est.assume("weights per GPU: parameter counts × bytes per parameter + %.2f GiB left allocated by loading (calibrated on startup logs); MTP/NextN layers are not loaded without speculative decoding", sglangLoadExtraGiB)
