@@ -112,8 +112,9 @@ func TestBesidePin(t *testing.T) {
 	}
 }
 
-// A check run leaves each server's release where later packages read it.
-func TestRunsRelease(t *testing.T) {
+// A check run leaves each server's release, and where it was read, on the
+// server.
+func TestResolveReleaseSetsTheServer(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "serve.sh"), []byte("#!/bin/sh\nvllm serve m --swap-space 4\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -125,17 +126,14 @@ func TestRunsRelease(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, "serve.sh"))
 	set.Add(source.NewFile(filepath.Join(dir, "serve.sh"), data, source.SyntaxShell))
 	s := &deploy.Server{Engine: deploy.EngineVLLM, Span: deploy.Span{File: filepath.Join(dir, "serve.sh"), Line: 2, Col: 1}}
-	if _, _, _, known := s.RunsRelease(); known {
-		t.Fatal("a release before resolution")
-	}
 	resolveRelease(s, nil, nil, set, nil)
-	v, src, at, known := s.RunsRelease()
-	if !known || v != "0.6.3" || !strings.HasPrefix(src, "requirements.txt 0.6.3 at ") || at.Line != 1 || at.Col != 7 {
-		t.Errorf("RunsRelease = %q %q %+v %v", v, src, at, known)
+	r := s.Release
+	if r.Version != "0.6.3" || !strings.HasPrefix(r.Source, "requirements.txt 0.6.3 at ") || r.Span.Line != 1 || r.Span.Col != 7 {
+		t.Errorf("release %q %q %+v", r.Version, r.Source, r.Span)
 	}
 	resolveRelease(s, nil, nil, set, map[deploy.Engine]string{deploy.EngineVLLM: "0.11.0"})
-	if v, src, at, _ := s.RunsRelease(); v != "0.11.0" || src != "--engine-release vllm=0.11.0" || !at.IsZero() || s.Release.From != "0.6.3" {
-		t.Errorf("after --engine-release: %q %q %+v from %q", v, src, at, s.Release.From)
+	if r := s.Release; r.Version != "0.11.0" || r.Source != "--engine-release vllm=0.11.0" || !r.Span.IsZero() || r.From != "0.6.3" {
+		t.Errorf("after --engine-release: %q %q %+v from %q", r.Version, r.Source, r.Span, r.From)
 	}
 }
 

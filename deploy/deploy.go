@@ -192,8 +192,7 @@ type Server struct {
 	// against (a flag newer than the release the image runs).
 	Options []WrittenOption `json:"-"`
 	// Release is the engine release the server is judged against, set by
-	// check.Run before capacity and the rules run; read it through
-	// RunsRelease.
+	// check.Run before capacity and the rules run.
 	Release Release `json:"release,omitzero"`
 }
 
@@ -254,18 +253,6 @@ type ImageEntrypoint struct {
 
 // Labels are the pod labels of a server that runs in Kubernetes.
 type Labels map[string]string
-
-// RunsRelease says which engine release the server runs and where that was
-// read: the image tag, a pip pin in its Dockerfile, a requirements or lock
-// file beside it, .kvlint.yaml engine_release:, or --engine-release (which
-// moves the server; Release.From keeps the release it ran). known is false
-// when nothing says, and the server was judged against the newest release
-// kvlint knows (Release.Judged). It is what packages after the check
-// (verify, the reporters) call; at is the pin's place when a file pins it.
-func (s *Server) RunsRelease() (version, source string, at Span, known bool) {
-	r := s.Release
-	return r.Version, r.Source, r.Span, r.Version != ""
-}
 
 // Arg returns the value of a canonical flag and whether it was given.
 func (s *Server) Arg(flag string) (Value, bool) {
