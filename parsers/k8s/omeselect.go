@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,6 +188,14 @@ type omeMatch struct {
 	at *yaml.Node
 }
 
+// addOpen notes what leaves the verdict undecided, once: a runtime with
+// several supported formats meets the same open question in each.
+func (m *omeMatch) addOpen(what string) {
+	if !slices.Contains(m.open, what) {
+		m.open = append(m.open, what)
+	}
+}
+
 // match decides, as matcher.go IsCompatible does, whether rt accepts b.
 func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 	out := omeMatch{base: b}
@@ -219,7 +228,7 @@ func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 		switch {
 		case !sizeKnown:
 			sizeOK = triUnknown
-			out.open = append(out.open, fmt.Sprintf("its parameter count, which modelSizeRange %s–%s bounds, is not known", rt.sizeMin, rt.sizeMax))
+			out.addOpen(fmt.Sprintf("its parameter count, which modelSizeRange %s–%s bounds, is not known", rt.sizeMin, rt.sizeMax))
 		case (rt.sizeMin != "" && size < omeParseSize(rt.sizeMin)) || (rt.sizeMax != "" && size > omeParseSize(rt.sizeMax)):
 			sizeOK = triNo
 		default:
@@ -232,6 +241,10 @@ func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 	}
 	verdict := triNo
 	assumedFramework, assumedQuant := false, false
+	quant, quantKnown := b.quant, b.quant != ""
+	if !quantKnown && known {
+		quant, quantKnown = omeQuantization(fact.Quantization)
+	}
 	for _, f := range rt.formats {
 		v := triYes
 		// compareDiffusionPipeline: a runtime that requires a pipeline
@@ -242,28 +255,22 @@ func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 				v = triNo
 			} else {
 				v = and(v, triUnknown)
-				out.open = append(out.open, "whether it is a diffusion pipeline is not known")
+				out.addOpen("whether it is a diffusion pipeline is not known")
 			}
 		}
 		// Architecture: both unset, or equal.
 		switch {
-		case arch == "" && f.arch == "":
-			v = and(v, triUnknown) // the agent fills one in from config.json
 		case arch == "":
-			v = and(v, triUnknown)
-		case f.arch == "" || f.arch != arch:
+			v = and(v, triUnknown) // the agent fills one in from config.json
+		case f.arch != arch:
 			v = triNo
 		}
 		// Quantization: both unset, or equal.
-		quant, quantKnown := b.quant, b.quant != ""
-		if !quantKnown && known {
-			quant, quantKnown = omeQuantization(fact.Quantization)
-		}
 		switch {
 		case !quantKnown && known:
 			// A quantization the agent's mapping may or may not name.
 			v = and(v, triUnknown)
-			out.open = append(out.open, fmt.Sprintf("what OME records of its %s quantization is not known", fact.Quantization))
+			out.addOpen(fmt.Sprintf("what OME records of its %s quantization is not known", fact.Quantization))
 		case !quantKnown && f.quant == "":
 			// The agent records config.json's quantization_config,
 			// which kvlint does not hold for this id: taken to state
@@ -271,7 +278,7 @@ func (m *OMEModels) match(rt omeRuntimeSpec, b *omeBase) omeMatch {
 			assumedQuant = true
 		case !quantKnown:
 			v = and(v, triUnknown)
-			out.open = append(out.open, fmt.Sprintf("whether it is quantized as %s is not known", f.quant))
+			out.addOpen(fmt.Sprintf("whether it is quantized as %s is not known", f.quant))
 		case quant != f.quant:
 			v = triNo
 		}

@@ -127,3 +127,24 @@ spec: {model: {name: m}}
 		})
 	}
 }
+
+// A runtime listing several formats meets the same open question in each:
+// the note says it once.
+func TestOMEOpenQuestionSaidOnce(t *testing.T) {
+	facts := func(id string) (ModelFact, bool) {
+		return ModelFact{Architecture: "LlamaForCausalLM", Params: 8_030_000_000, Quantization: "awq"}, id == "org/llama-8b-awq"
+	}
+	format := "    - modelFormat: {name: safetensors, version: \"1.0.0\"}\n      modelFramework: {name: transformers, version: \"4.43.0\"}\n      modelArchitecture: LlamaForCausalLM\n      autoSelect: true\n"
+	runtime := "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: rt}\nspec:\n  supportedModelFormats:\n" + format + format +
+		"  engineConfig:\n    runner:\n      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH)]\n"
+	models := source.NewFile("models.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec:\n  storage: {storageUri: hf://org/llama-8b-awq}\n"), source.SyntaxYAML)
+	rts := source.NewFile("rt.yaml", []byte(runtime), source.SyntaxYAML)
+	m := ParseManifestFileWith(rts, nil, Options{OME: CollectOMEModels(facts, models, rts)})
+	if len(m.Servers) != 1 {
+		t.Fatalf("servers = %d", len(m.Servers))
+	}
+	note := m.Servers[0].ModelNote
+	if n := strings.Count(note, "quantization is not known"); n != 1 {
+		t.Errorf("the open question is said %d times: %q", n, note)
+	}
+}
