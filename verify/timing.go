@@ -27,9 +27,12 @@ const (
 type TimingBasis struct {
 	// Source is "modelled" (model × GPU) or "assumed" (one of them unknown).
 	Source string `json:"source"`
-	Model  string `json:"model"`
-	GPU    string `json:"gpu"`
-	TP     int    `json:"tp"`
+	// Model, GPU and TP are the server's the costs were modelled on; nil
+	// (null) when the deployment has no server to read them from or the
+	// estimate does not know them.
+	Model *string `json:"model"`
+	GPU   *string `json:"gpu"`
+	TP    *int    `json:"tp"`
 	// ActiveParams are the parameters one token multiplies through (MoE: the routed
 	// experts it picks, not all of them); nil when unknown.
 	ActiveParams *int64   `json:"active_params"`
@@ -78,17 +81,23 @@ func modelTiming(d *deployment, res *analysis.Result) probeTiming {
 			}
 		}
 	}
-	b := TimingBasis{Source: "assumed", TP: 1}
+	b := TimingBasis{Source: "assumed"}
+	tp := 1 // the prefill cost's divisor while TP is unknown
 	var m *capacity.Model
 	var g *capacity.GPU
 	if srv != nil {
-		b.Model, b.GPU, b.TP = est.Model, est.GPU, max(est.TP, 1)
 		cat := capacity.Default()
 		if est.Model != "" {
+			b.Model = &est.Model
 			m, _ = cat.Model(est.Model)
 		}
 		if est.GPU != "" {
+			b.GPU = &est.GPU
 			g, _ = cat.GPU(est.GPU)
+		}
+		if est.TP > 0 {
+			tp = est.TP
+			b.TP = &tp
 		}
 	}
 	var why string
@@ -119,7 +128,7 @@ func modelTiming(d *deployment, res *analysis.Result) probeTiming {
 		}
 		tf, bw := g.DenseBF16TFLOPS, g.MemoryBandwidthGBs
 		b.ActiveParams, b.TFLOPS, b.BandwidthGBs = &active, &tf, &bw
-		flopsPerUs := float64(b.TP) * tf * 1e12 * prefillEfficiency / 1e6
+		flopsPerUs := float64(tp) * tf * 1e12 * prefillEfficiency / 1e6
 		bytesPerUs := bw * 1e9 * decodeEfficiency / 1e6
 		headDim := m.HeadDim
 		if headDim <= 0 {
@@ -127,7 +136,7 @@ func modelTiming(d *deployment, res *analysis.Result) probeTiming {
 		}
 		b.PrefillUsPerToken = 2 * float64(active) / flopsPerUs
 		b.AttentionUsPerPair = 4 * float64(m.Layers) * float64(m.Heads*headDim) / flopsPerUs
-		weights := float64(active) * 2 / float64(b.TP)
+		weights := float64(active) * 2 / float64(tp)
 		if est.WeightsBytesPerGPU != nil && *est.WeightsBytesPerGPU > 0 {
 			weights = float64(*est.WeightsBytesPerGPU)
 		}

@@ -1,8 +1,12 @@
 package verify
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/kvlint/kvlint/analysis"
 )
 
 // TestModelTimingIsTheRoofline: the incident's prefill servers run a model the catalog
@@ -24,10 +28,10 @@ func TestModelTimingIsTheRoofline(t *testing.T) {
 	}
 	d.timing = modelTiming(d, res)
 	b := d.timing.basis
-	if b.Source != "modelled" || b.ActiveParams == nil || b.TFLOPS == nil || *b.TFLOPS != 989.4 {
+	if b.Source != "modelled" || b.ActiveParams == nil || b.TFLOPS == nil || *b.TFLOPS != 989.4 || b.TP == nil || b.Model == nil || b.GPU == nil {
 		t.Fatalf("basis %+v", b)
 	}
-	want := 2 * float64(*b.ActiveParams) / (float64(b.TP) * 989.4e12 * prefillEfficiency / 1e6)
+	want := 2 * float64(*b.ActiveParams) / (float64(*b.TP) * 989.4e12 * prefillEfficiency / 1e6)
 	if math.Abs(b.PrefillUsPerToken-want) > 1e-9*want {
 		t.Errorf("prefill µs/token %g, want %g", b.PrefillUsPerToken, want)
 	}
@@ -43,5 +47,20 @@ func TestModelTimingIsTheRoofline(t *testing.T) {
 	miss, hit := d.timing.missUs(n), d.timing.hitUs(n, n*9/10)
 	if !(hit > 0 && hit < miss/2) {
 		t.Errorf("miss %g µs, hit %g µs", miss, hit)
+	}
+}
+
+// With no server to read them from, the model, GPU and TP the costs rest
+// on are unknown: null in the report, not "" and 1.
+func TestTimingBasisUnknownIsNull(t *testing.T) {
+	b := modelTiming(&deployment{}, &analysis.Result{}).basis
+	out, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"model":null`, `"gpu":null`, `"tp":null`, `"source":"assumed"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("basis %s lacks %s", out, want)
+		}
 	}
 }

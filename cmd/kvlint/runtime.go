@@ -99,8 +99,8 @@ read, or hold no deployment the runtime can model.`,
 				if len(served.Others) > 0 {
 					fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: serving %s; not served: %s\n", served.Deployment, strings.Join(served.Others, ", "))
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: prefix cache %s, isolation %s, timing %s (model %q on GPU %q)\n",
-					onOff(served.Scaling.PrefixCache), served.Scaling.Isolation, served.Timing.Source, served.Timing.Model, served.Timing.GPU)
+				fmt.Fprintf(cmd.ErrOrStderr(), "kvlint: prefix cache %s, isolation %s, timing %s (model %s on GPU %s)\n",
+					onOff(served.Scaling.PrefixCache), served.Scaling.Isolation, served.Timing.Source, quotedOrUnknown(served.Timing.Model), quotedOrUnknown(served.Timing.GPU))
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -151,4 +151,12 @@ func loopbackAddr(s string) (string, error) {
 		return "", usagef("--listen %q would serve on %s: kvlint serves only on loopback (127.0.0.1, ::1 or localhost) and never touches the network beyond this machine", s, what)
 	}
 	return net.JoinHostPort(ip.String(), port), nil
+}
+
+// quotedOrUnknown quotes a known name and says "unknown" for a nil one.
+func quotedOrUnknown(p *string) string {
+	if p == nil {
+		return "unknown"
+	}
+	return strconv.Quote(*p)
 }
