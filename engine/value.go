@@ -153,6 +153,15 @@ func checkRange(f *Flag, typed deploy.Typed) error {
 	if !numeric {
 		return nil
 	}
+	if f.InRange(v) {
+		return nil
+	}
+	return fmt.Errorf("%s must be in %s; %s refuses to start (%s)", f.Name, f.rangeString(), f.engineOrDefault(), f.RangeSource)
+}
+
+// InRange says whether v lies inside the range the engine checks for f
+// (open or closed at each end); a flag with no range takes any number.
+func (f *Flag) InRange(v float64) bool {
 	in := !math.IsNaN(v)
 	if f.Min != nil {
 		in = in && (v > *f.Min || (!f.MinOpen && v == *f.Min))
@@ -160,10 +169,7 @@ func checkRange(f *Flag, typed deploy.Typed) error {
 	if f.Max != nil {
 		in = in && (v < *f.Max || (!f.MaxOpen && v == *f.Max))
 	}
-	if in {
-		return nil
-	}
-	return fmt.Errorf("%s must be in %s; %s refuses to start (%s)", f.Name, f.rangeString(), f.engineOrDefault(), f.RangeSource)
+	return in
 }
 
 // validate converts one known value and returns the argparse or engine

@@ -159,7 +159,7 @@ func (s *Subject) inRange(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 			return nil
 		}
 		n := strconv.FormatInt(int64(x), 10)
-		if inside(f, float64(int64(x))) {
+		if f.InRange(float64(int64(x))) {
 			return s.replace(*v, v.Raw, n, fmt.Sprintf("write %s instead of %s: %s takes an integer", n, raw, is.Flag))
 		}
 		x = math.Trunc(x)
@@ -193,23 +193,11 @@ func (s *Subject) inRange(t *engine.Table, is *deploy.FlagIssue) *diag.Fix {
 	default:
 		return nil
 	}
-	if !inside(f, want) {
+	if !f.InRange(want) {
 		return nil
 	}
 	text := strconv.FormatFloat(want, 'f', -1, 64)
 	return s.replace(*v, v.Raw, text, fmt.Sprintf("write %s, the nearest value %s accepts for %s (%s), instead of %s", text, program(s.Server), is.Flag, f.RangeSource, raw))
-}
-
-// inside mirrors the engine's range check (engine/value.go checkRange).
-func inside(f *engine.Flag, v float64) bool {
-	in := true
-	if f.Min != nil {
-		in = in && (v > *f.Min || !f.MinOpen && v == *f.Min)
-	}
-	if f.Max != nil {
-		in = in && (v < *f.Max || !f.MaxOpen && v == *f.Max)
-	}
-	return in
 }
 
 // issueValue is the value an invalid-value issue is about: the word at its
