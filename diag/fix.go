@@ -22,6 +22,11 @@ type Fix struct {
 	// Unwritable says why the fix cannot be applied by `kvlint fix --write`;
 	// "" when every replacement is a literal edit.
 	Unwritable string
+	// WhatIf marks a fix that holds only if a fact kvlint cannot know is
+	// true (the GPU a server runs on): it shows what that fact would give
+	// and is Unwritable. `kvlint fix` neither applies nor refuses it, since
+	// there is nothing for it to edit.
+	WhatIf bool
 }
 
 // Replacement replaces the text at Span with NewText. A span whose end equals

@@ -181,12 +181,15 @@ func TestCapIsRaisedToTheContext(t *testing.T) {
 
 func TestNoFixWithoutAnEstimate(t *testing.T) {
 	// The GPU is unknown and nothing caps the pool: KV105 says so, and no
-	// capacity fix is invented.
+	// capacity fix is invented; KV105's what-ifs write nothing.
 	res := runScript(t, "", `python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 131072
 `)
 	for _, d := range res.Findings {
-		if len(d.Fixes) > 0 && strings.HasPrefix(d.Rule, "KV1") {
-			t.Errorf("%s got fixes %+v with no pool known", d.Rule, d.Fixes)
+		for _, f := range d.Fixes {
+			if !strings.HasPrefix(d.Rule, "KV1") || f.WhatIf && len(f.Replacements) == 0 {
+				continue
+			}
+			t.Errorf("%s got fix %+v with no pool known", d.Rule, f)
 		}
 	}
 }

@@ -12,14 +12,18 @@ import (
 // writeFixes prints one "fix:" line per computed fix of a finding, least
 // disruptive first: the flag and value, then what the deployment looks like
 // after it ("→ pool 131,072 tokens, needs 16.0 GiB of 59.2 GiB free"), and
-// for a fix kvlint will not write, why.
+// for a fix kvlint will not write, why. A what-if is said as one: what a
+// fact kvlint does not know would give.
 func writeFixes(w io.Writer, fixes []diag.Fix) {
 	for _, f := range fixes {
 		line := "    fix: " + Clean(f.Description)
+		if f.WhatIf {
+			line = "    what-if: " + Clean(f.Description)
+		}
 		if r := FixResult(f.Result); r != "" {
 			line += " → " + r
 		}
-		if f.Unwritable != "" {
+		if f.Unwritable != "" && !f.WhatIf {
 			line += " (not applied by kvlint fix: " + Clean(f.Unwritable) + ")"
 		}
 		fmt.Fprintln(w, line)
@@ -56,6 +60,9 @@ type jsonFix struct {
 	Result       []jsonQuantity    `json:"result"`
 	// Unwritable is null when every replacement is a literal edit.
 	Unwritable *string `json:"unwritable"`
+	// WhatIf marks a fix that holds only if a fact kvlint cannot know is
+	// true: the numbers it would give, never applied.
+	WhatIf bool `json:"what_if"`
 }
 
 type jsonReplacement struct {
@@ -79,7 +86,7 @@ func fixesJSON(fixes []diag.Fix) []jsonFix {
 	}
 	out := make([]jsonFix, 0, len(fixes))
 	for _, f := range fixes {
-		jf := jsonFix{Description: f.Description, Replacements: []jsonReplacement{}, Result: []jsonQuantity{}}
+		jf := jsonFix{Description: f.Description, Replacements: []jsonReplacement{}, Result: []jsonQuantity{}, WhatIf: f.WhatIf}
 		for _, r := range f.Replacements {
 			jf.Replacements = append(jf.Replacements, jsonReplacement{
 				File: r.Span.File, Line: r.Span.Line, Column: r.Span.Col,

@@ -89,6 +89,7 @@ type htmlFix struct {
 	Result       []string
 	Replacements []string
 	Unwritable   string
+	WhatIf       bool
 }
 
 // buildHTMLPage computes the page of a run.
@@ -166,7 +167,7 @@ func htmlFindingOf(res *analysis.Result, src excerpts, f diag.Diagnostic) htmlFi
 		}
 	}
 	for _, fx := range f.Fixes {
-		h := htmlFix{Description: fx.Description, Unwritable: fx.Unwritable}
+		h := htmlFix{Description: fx.Description, Unwritable: fx.Unwritable, WhatIf: fx.WhatIf}
 		for _, q := range fx.Result {
 			h.Result = append(h.Result, quantityText(q))
 		}

@@ -161,6 +161,9 @@ func planFixes(res *analysis.Result, only []string, tree *edit.Tree) *fixPlan {
 		if d.Suppression != nil || len(d.Fixes) == 0 || len(only) > 0 && !slices.Contains(only, d.Rule) {
 			continue
 		}
+		if !slices.ContainsFunc(d.Fixes, func(f diag.Fix) bool { return !f.WhatIf }) {
+			continue // what-ifs only: nothing to apply or refuse
+		}
 		i := slices.IndexFunc(d.Fixes, func(f diag.Fix) bool { return f.Unwritable == "" && len(f.Replacements) > 0 })
 		if i < 0 {
 			p.refused = append(p.refused, refusal{d, fmt.Sprintf("%s (%s)", d.Fixes[0].Unwritable, d.Fixes[0].Description)})

@@ -24,7 +24,9 @@ import (
 var noLiteralFix = map[exampleFinding]string{
 	// KV105 asks for the GPU the server runs on. Neither file names it
 	// (compose reserves "count: 2" nvidia devices, of no model), and no
-	// file in the tree does: any value written would be invented.
+	// file in the tree does: any value written would be invented. Its
+	// fixes are what-ifs (the pool on each GPU tried), which kvlint fix
+	// neither applies nor refuses.
 	{"KV105", "scripts/Dockerfile", "scripts/Dockerfile:6", ""}: "the GPU is not written anywhere in the tree",
 	{"KV105", "scripts/compose.yaml", "sglang", ""}:             "the GPU is not written anywhere in the tree",
 }

@@ -1,0 +1,102 @@
+package fixes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kvlint/kvlint/capacity"
+	"github.com/kvlint/kvlint/diag"
+)
+
+// KV105 says a server's pool is unknown. When the GPU is the one input
+// missing, no edit can size it: where the server runs is a fact of the
+// cluster that no file in the tree states, and writing a GPU kvlint chose
+// would plant the very capacity assumption kvlint exists to catch. What
+// kvlint can compute is the answer for each GPU the server might run on:
+// its fixes are what-ifs, the pool the same estimate gives on that GPU and
+// whether the context window fits, each marked Unwritable so `kvlint fix`
+// never applies one. The user declares the GPU that is true.
+func init() {
+	register("KV105", gpuWhatIfs)
+}
+
+// commonGPUs are the GPUs a what-if tries after those the run's own files
+// name: the three that node selectors and instance types name most often
+// in the public deployment repositories kvlint is measured on (L4, then
+// H100 80 GB, then A100 80 GB; capacity/data/README.md lists them).
+var commonGPUs = []string{"L4", "H100-80GB", "A100-80GB"}
+
+// maxWhatIfs bounds the what-ifs one finding lists.
+const maxWhatIfs = 4
+
+func gpuWhatIfs(s *Subject) []diag.Fix {
+	est := s.Estimate
+	if est == nil || s.Server == nil || !slices.Contains(est.Missing, "gpu") {
+		return nil
+	}
+	var out []diag.Fix
+	seen := map[string]bool{}
+	for _, name := range whatIfGPUs(s) {
+		e, ok := est.WithGPU(name)
+		if !ok || seen[e.GPU] || e.GPU == "" {
+			continue
+		}
+		seen[e.GPU] = true
+		if f, ok := gpuWhatIf(name, e); ok {
+			out = append(out, f)
+		}
+		if len(out) == maxWhatIfs {
+			break
+		}
+	}
+	return out
+}
+
+// whatIfGPUs are the GPUs to try, in order: those the other servers of the
+// run are known to run on (a deployment's servers often share a pool of
+// nodes), then commonGPUs.
+func whatIfGPUs(s *Subject) []string {
+	var names []string
+	for i := range s.Estimates {
+		if g := s.Estimates[i].GPU; g != "" && !slices.Contains(names, g) {
+			names = append(names, g)
+		}
+	}
+	return append(names, commonGPUs...)
+}
+
+// gpuWhatIf words one what-if: the pool on the GPU and whether one request
+// of the context window fits it. ok is false when the estimate is still
+// not sized on that GPU (another input is unknown too).
+func gpuWhatIf(name string, e capacity.Estimate) (diag.Fix, bool) {
+	f := diag.Fix{Unwritable: "a what-if: only you know the GPU it runs on", WhatIf: true}
+	switch {
+	case e.StartupError != "" && e.PoolTokens == nil:
+		f.Description = fmt.Sprintf("on %s (gpu: %s) it would not start: %s", e.GPU, name, firstSentence(e.StartupError))
+		return f, true
+	case e.PoolTokens == nil:
+		return diag.Fix{}, false
+	}
+	f.Result = poolResult(e)
+	verdict := ""
+	if e.ContextLength != nil && *e.ContextLength > 0 {
+		ctx := *e.ContextLength
+		if *e.PoolTokens < ctx {
+			verdict = fmt.Sprintf(": the %s-token context window would not fit (KV101)", capacity.Thousands(ctx))
+		} else {
+			verdict = fmt.Sprintf(": the %s-token context window fits", capacity.Thousands(ctx))
+		}
+	}
+	f.Description = fmt.Sprintf("on %s (gpu: %s)%s", e.GPU, name, verdict)
+	return f, true
+}
+
+// firstSentence is s up to its first full stop followed by a space: the
+// reason of an engine's error without the advice after it.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i]
+	}
+	return strings.TrimSuffix(s, ".")
+}
