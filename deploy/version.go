@@ -27,8 +27,18 @@ func CompareVersions(a, b string) int {
 	return 0
 }
 
+// preReleases ranks PEP 440's pre-release segments: a release's aN <
+// bN < rcN < the release itself, each ordered by N
+// (https://peps.python.org/pep-0440/#pre-releases). The Rego policies'
+// version_key (rules/policies/lib/release.rego) ranks them alike.
+var preReleases = []struct {
+	tag  string
+	base int
+}{{"rc", -1000}, {"b", -2000}, {"a", -3000}}
+
 // versionKey is the release numbers (four places), then the pre-release
-// (rc: -1000+N, none: 0) and the post-release number.
+// (aN: -3000+N, bN: -2000+N, rcN: -1000+N, none: 0) and the post-release
+// number.
 func versionKey(v string) []int {
 	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
 	post, pre := 0, 0
@@ -36,11 +46,11 @@ func versionKey(v string) []int {
 		post, _ = strconv.Atoi(v[i+5:])
 		v = v[:i]
 	}
-	for _, tag := range []string{"rc", "a", "b"} {
-		if i := strings.Index(v, tag); i > 0 {
-			n, _ := strconv.Atoi(v[i+len(tag):])
-			pre = -1000 + n
-			v = v[:i]
+	for _, p := range preReleases {
+		if i := strings.Index(v, p.tag); i > 0 {
+			n, _ := strconv.Atoi(v[i+len(p.tag):])
+			pre = p.base + n
+			v = strings.TrimSuffix(v[:i], ".")
 			break
 		}
 	}

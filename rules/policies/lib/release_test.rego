@@ -10,6 +10,8 @@ test_version_order if {
 	lib.version_key("0.4.10") > lib.version_key("0.4.9.post3")
 	lib.version_key("0.10.1.1") > lib.version_key("0.10.1")
 	lib.version_key("v0.5.6.post2") == lib.version_key("0.5.6.post2")
+	lib.version_key("0.5.2rc0") < lib.version_key("0.5.2rc2")
+	lib.version_key("0.5.2b1") < lib.version_key("0.5.2rc0")
 }
 
 test_not_a_version if {
