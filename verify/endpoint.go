@@ -242,17 +242,29 @@ func AuditEndpoint(ctx context.Context, opt EndpointOptions) (*EndpointReport, e
 	gain := max(0, rep.PositiveControl.MedianGapUs)
 	rep.Power = finite(ksPower(miss, gain, 1, FamilyAlpha, newRand(opt.Seed, "endpoint-power")))
 	rep.PowerMethod = fmt.Sprintf("simulation: %d audits of this size drawn from the measured MISS times, HIT times less the positive control's median gain (%s ms), tested at α", powerReplicates, trimMs(gain))
-	switch {
-	case rep.Control.Significant:
-		rep.Summary = "the A/A control is significant: the server's timing drifts, so no difference can be trusted"
-	case rep.Significant:
-		rep.Summary = "another tenant's prompt makes the attacker's measurably faster: the prefix cache is shared across tenants"
-	case rep.PositiveControl.Significant && rep.Power >= minPower:
-		rep.Summary = "the victim's own repeat hits and another tenant's does not: no cross-tenant sharing seen, with the power shown"
-	default:
-		rep.Summary = "no cross-tenant difference, but the victim's own repeat was not measurably faster either (prefix cache off, or too few samples): no evidence either way"
-	}
+	rep.Summary = endpointVerdict(rep)
 	rep.Summary = fmt.Sprintf("%s; HIT-cross vs MISS D⁺ = %.3f, p = %s, AUC = %.2f, power %.2f; HIT-same p = %s; A/A p = %s",
 		rep.Summary, cross.D, formatP(cross.P), cross.AUC, rep.Power, formatP(rep.PositiveControl.P), formatP(rep.Control.P))
 	return rep, nil
+}
+
+// endpointVerdict words what an audit's tests mean, in the order they must be
+// read: a drifting A/A control voids the rest; a significant cross-tenant
+// arm is sharing; no cross-tenant difference counts as evidence of
+// isolation only when the positive control shows the server's own hit and
+// the audit had the power to see it, and says which of the two it lacked
+// otherwise.
+func endpointVerdict(rep *EndpointReport) string {
+	switch {
+	case rep.Control.Significant:
+		return "the A/A control is significant: the server's timing drifts, so no difference can be trusted"
+	case rep.Significant:
+		return "another tenant's prompt makes the attacker's measurably faster: the prefix cache is shared across tenants"
+	case rep.PositiveControl.Significant && rep.Power >= minPower:
+		return "the victim's own repeat hits and another tenant's does not: no cross-tenant sharing seen, with the power shown"
+	case rep.PositiveControl.Significant:
+		return fmt.Sprintf("no cross-tenant difference, but an audit of this size would see the victim's own gain only %.0f%% of the time (power below %.2f): too few samples, no evidence either way", 100*rep.Power, minPower)
+	default:
+		return "no cross-tenant difference, but the victim's own repeat was not measurably faster either (prefix cache off, or too few samples): no evidence either way"
+	}
 }
