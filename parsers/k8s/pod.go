@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,6 +62,7 @@ func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml
 	if o.kind == "DynamoGraphDeployment" {
 		pd.gpus = p.dynamoGPUs(path)
 	}
+	ome, isOMERuntime := omeComponentOf(o, path)
 	many := len(containers) > 1
 	for i, c := range containers {
 		name := pd.name
@@ -70,6 +72,13 @@ func (p *parser) pod(o *object, spec *yaml.Node, path []step, containers []*yaml
 				cname = strconv.Itoa(i)
 			}
 			name += "/" + cname
+		}
+		if isOMERuntime {
+			// OME's env depends on the container's own GPU count.
+			cp := *pd
+			cp.injected = append(slices.Clone(pd.injected), p.omeEnv(ome, c)...)
+			p.container(&cp, name, c)
+			continue
 		}
 		p.container(pd, name, c)
 	}
