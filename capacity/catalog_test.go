@@ -286,3 +286,20 @@ func TestGeneratedRowContexts(t *testing.T) {
 		}
 	}
 }
+
+// VKE's gpu-name values read as the catalog's names: a bare G is GB, H20's
+// SXM5 form factor is dropped, anything else is left as written.
+func TestVKEGPUName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Tesla-A100-80G":       "Tesla-A100-80GB",
+		"NVIDIA-H20-SXM5-96GB": "NVIDIA-H20-96GB",
+		"NVIDIA-A10":           "NVIDIA-A10",
+		"Tesla-V100":           "Tesla-V100",
+		"NVIDIA-L20":           "NVIDIA-L20",
+		"G":                    "G",
+	} {
+		if got := vkeGPUName(in); got != want {
+			t.Errorf("vkeGPUName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

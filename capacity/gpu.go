@@ -102,3 +102,42 @@ func normalizeGPUName(s string) string {
 	}
 	return strings.Join(parts, "-")
 }
+
+// vkeGPUNameLabel is the node label Volcengine's Kubernetes engine (VKE)
+// gives a GPU node: "machine.cluster.vke.volcengine.com/gpu-name | GPU
+// 显卡名称" (the GPU card's name; https://volcengine.com/docs/6460/1358690,
+// VKE's system labels).
+const vkeGPUNameLabel = "machine.cluster.vke.volcengine.com/gpu-name"
+
+// vkeGPUName reads a VKE gpu-name value as a GPU name kvlint's catalog
+// knows. VKE writes the vendor's name with dashes and the memory in
+// gigabytes with a bare G ("Tesla-A100-80G", "NVIDIA-H20-SXM5-96GB",
+// "NVIDIA-A10", as public deployments for VKE pin them): a trailing G is
+// read as GB, and an H20's SXM5 form factor is dropped, since H20 ships
+// only as SXM5 and the catalog names it H20-96GB.
+func vkeGPUName(v string) string {
+	parts := strings.Split(strings.TrimSpace(v), "-")
+	if n := len(parts); n > 1 {
+		last := parts[n-1]
+		if len(last) > 1 && (last[len(last)-1] == 'G' || last[len(last)-1] == 'g') && isDigits(last[:len(last)-1]) {
+			parts[n-1] = last + "B"
+		}
+	}
+	out := parts[:0]
+	for i, p := range parts {
+		if strings.EqualFold(p, "SXM5") && i > 0 && strings.EqualFold(parts[i-1], "H20") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, "-")
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

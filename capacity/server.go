@@ -359,6 +359,10 @@ func (e *estimator) gpuByKey(key, raw string) (*GPU, gpuMatch, string) {
 		}
 		return &GPU{Name: "NVIDIA GPU with " + Thousands(n) + " MiB", Vendor: "NVIDIA", MemoryMiB: n, Source: "nvidia.com/gpu.memory"}, gpuMatch{}, ""
 	}
+	if key == vkeGPUNameLabel {
+		g, how := e.cat.lookupGPU(vkeGPUName(raw))
+		return g, how, ""
+	}
 	g, ok := e.cat.GPUByNodeLabel(key, raw)
 	if !ok {
 		// A value that fits several GPUs with other memory: say which.

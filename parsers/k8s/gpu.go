@@ -68,7 +68,8 @@ func migResource(m *yaml.Node) (key, val *yaml.Node) {
 // instance type, the machine that fixes it), best first. Sources in
 // shared/reference/gpus.tsv: NVIDIA GPU feature discovery, GKE, Karpenter on
 // AWS and Azure, EKS Auto Mode, the AMD node labeller, CoreWeave, SkyPilot,
-// and the well-known instance-type label. nvidia.com/gpu.memory (GFD: the
+// Volcengine's VKE (capacity/gpu.go vkeGPUNameLabel), and the well-known
+// instance-type label. nvidia.com/gpu.memory (GFD: the
 // NVML memory total in MiB) comes last: it gives the memory but no model.
 var gpuLabels = []string{
 	"nvidia.com/gpu.product",
@@ -80,6 +81,7 @@ var gpuLabels = []string{
 	"karpenter.azure.com/sku-gpu-name",
 	"gpu.nvidia.com/class",
 	"skypilot.co/accelerator",
+	"machine.cluster.vke.volcengine.com/gpu-name",
 	"node.kubernetes.io/instance-type",
 	"beta.kubernetes.io/instance-type",
 	"nvidia.com/gpu.memory",
