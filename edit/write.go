@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kvlint/kvlint/internal/confined"
+	"github.com/kvlint/kvlint/internal/outfile"
 )
 
 // ErrLink refuses a file whose path goes through a symbolic link: a
@@ -35,56 +36,45 @@ func NewTree(paths []string) *Tree {
 // Write replaces the file at path with data when the tree lets it
 // (Writable): through a temporary file in the same directory and a
 // rename, so the file changes whole or not at all, keeping its permission
-// bits (a script stays executable).
+// bits (a script stays executable). The checks are made again as it
+// writes, on directories opened one at a time from the checked path
+// without following a link (outfile.ReplaceBelow): a link swapped in
+// after Writable said yes is refused, never written through.
 func (t *Tree) Write(path string, data []byte) error {
-	real, info, err := t.writable(path)
+	root, real, info, err := t.writable(path)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(real)
-	tmp, err := os.CreateTemp(dir, "."+base+".kvlint-fix-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(info.Mode().Perm())
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, real)
-	}
-	if err != nil {
-		os.Remove(name)
+	err = outfile.ReplaceBelow(root, real, data, info.Mode().Perm())
+	var linked *outfile.LinkedDirError
+	if errors.Is(err, outfile.ErrLink) || errors.As(err, &linked) {
+		return ErrLink
 	}
 	return err
 }
 
 // Writable says why Write would refuse path (nil: it would write it).
 func (t *Tree) Writable(path string) error {
-	_, _, err := t.writable(path)
+	_, _, _, err := t.writable(path)
 	return err
 }
 
 // writable checks that path is a regular file inside a checked path,
 // that no component below that path is a symbolic link, and that it
-// resolves inside the checked trees; it returns the path to write.
-func (t *Tree) writable(path string) (string, os.FileInfo, error) {
-	abs, err := filepath.Abs(path)
+// resolves inside the checked trees; it returns the checked path it is
+// under and the path to write.
+func (t *Tree) writable(path string) (root, abs string, info os.FileInfo, err error) {
+	abs, err = filepath.Abs(path)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	root := ""
 	for _, r := range t.roots {
 		if confined.Within(r, abs) && len(r) > len(root) {
 			root = r
 		}
 	}
 	if root == "" {
-		return "", nil, confined.ErrOutside
+		return "", "", nil, confined.ErrOutside
 	}
 	// Every component below the checked path, and the file itself even
 	// when it is the checked path: the file written is never a link.
@@ -92,10 +82,10 @@ func (t *Tree) writable(path string) (string, os.FileInfo, error) {
 		if p != root || p == abs {
 			info, err := os.Lstat(p)
 			if err != nil {
-				return "", nil, err
+				return "", "", nil, err
 			}
 			if info.Mode()&os.ModeSymlink != 0 {
-				return "", nil, ErrLink
+				return "", "", nil, ErrLink
 			}
 		}
 		if p == root || filepath.Dir(p) == p {
@@ -103,14 +93,19 @@ func (t *Tree) writable(path string) (string, os.FileInfo, error) {
 		}
 	}
 	if _, err := t.fs.Resolve(path); err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	info, err := os.Lstat(abs)
+	info, err = os.Lstat(abs)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return "", nil, errors.New("it is not a regular file")
+		return "", "", nil, errors.New("it is not a regular file")
 	}
-	return abs, info, nil
+	// A checked path that names the file itself: its directory is where
+	// the rename happens, the user's choice like the path.
+	if root == abs {
+		root = filepath.Dir(abs)
+	}
+	return root, abs, info, nil
 }

@@ -13,6 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 )
 
 // ErrLink refuses an output path that is a symbolic link: a checkout can
@@ -36,7 +39,11 @@ func (e *LinkedDirError) Error() string {
 // that a run can refuse before it starts. Replace checks again as it
 // writes: Check alone protects nothing.
 func Check(path string) error {
-	d, base, err := openDir(path)
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	d, base, err := openDir(wd, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // a missing directory: the write fails on its own
 	}
@@ -54,7 +61,40 @@ func Check(path string) error {
 // the rename, never written through, since rename(2) acts on the link
 // itself.
 func Replace(path string, data []byte) error {
-	d, base, err := openDir(path)
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	return replaceBelow(wd, path, data, 0o644, false)
+}
+
+// ReplaceBelow replaces the existing regular file at path, inside the
+// directory root, as Replace does an output: every directory from root
+// down to the file's is opened without following a link, the file is
+// refused if it is a link or not a regular file, and data goes through a
+// temporary file renamed over it, with permission bits perm. A link
+// swapped in for any of those directories, or for the file, after the
+// checks is never written through. root is the user's choice, wherever
+// it points; a path outside it is refused.
+func ReplaceBelow(root, path string, data []byte, perm fs.FileMode) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, filepath.Dir(abs)); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is not inside %s", path, root)
+	}
+	return replaceBelow(root, abs, data, perm, true)
+}
+
+// replaceBelow opens path's directory below root and replaces its base
+// name; mustExist refuses to create a file that is not there.
+func replaceBelow(root, path string, data []byte, perm fs.FileMode, mustExist bool) error {
+	d, base, err := openDir(root, path)
 	if err != nil {
 		return err
 	}
@@ -62,10 +102,15 @@ func Replace(path string, data []byte) error {
 	if err := d.check(base); err != nil {
 		return err
 	}
+	if mustExist {
+		if err := d.exists(base); err != nil {
+			return err
+		}
+	}
 	if afterCheck != nil {
 		afterCheck()
 	}
-	return d.replace(base, data)
+	return d.replace(base, data, perm)
 }
 
 // afterCheck, when set by a test, runs between the checks and the write:

@@ -14,17 +14,14 @@ type dir struct{ path string }
 
 func (d dir) close() {}
 
-func openDir(path string) (dir, string, error) {
+func openDir(root, path string) (dir, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return dir{}, "", err
 	}
 	parent, base := filepath.Split(abs)
 	parent = filepath.Clean(parent)
-	wd, err := os.Getwd()
-	if err != nil {
-		return dir{}, "", err
-	}
+	wd := root
 	rel, err := filepath.Rel(wd, parent)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return dir{parent}, base, nil
@@ -59,7 +56,7 @@ func (d dir) check(base string) error {
 	return nil
 }
 
-func (d dir) replace(base string, data []byte) error {
+func (d dir) replace(base string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(d.path, "."+base+".kvlint-*")
 	if err != nil {
 		return err
@@ -67,7 +64,7 @@ func (d dir) replace(base string, data []byte) error {
 	name := tmp.Name()
 	_, err = tmp.Write(data)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		err = tmp.Chmod(perm)
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -78,5 +75,10 @@ func (d dir) replace(base string, data []byte) error {
 	if err != nil {
 		os.Remove(name)
 	}
+	return err
+}
+
+func (d dir) exists(base string) error {
+	_, err := os.Lstat(filepath.Join(d.path, base))
 	return err
 }

@@ -172,3 +172,55 @@ func TestReplaceQuiet(t *testing.T) {
 		t.Error("Replace(missing/r.json) succeeded")
 	}
 }
+
+// ReplaceBelow (kvlint fix --write) walks from the checked root, not the
+// working directory: a directory below the root swapped for a link after
+// the checks does not redirect the edit; the file keeps its permission
+// bits; a file that is not there, or is outside the root, is refused.
+func TestReplaceBelowRoot(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "deploy", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "deploy", "sub", "serve.sh")
+	if err := os.WriteFile(script, []byte("old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	afterCheck = func() {
+		if err := os.Rename(filepath.Join(root, "deploy"), filepath.Join(root, "moved")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(elsewhere, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, filepath.Join(root, "deploy")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { afterCheck = nil })
+	if err := ReplaceBelow(root, script, []byte("new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	afterCheck = nil
+	if _, err := os.Stat(filepath.Join(elsewhere, "sub", "serve.sh")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the edit followed the link swapped in: %v", err)
+	}
+	moved := filepath.Join(root, "moved", "sub", "serve.sh")
+	if got := read(t, moved); got != "new" {
+		t.Errorf("%s = %q", moved, got)
+	}
+	if info, err := os.Stat(moved); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("permission bits not kept: %v %v", info, err)
+	}
+	if err := ReplaceBelow(root, filepath.Join(root, "moved", "sub", "missing.sh"), []byte("x"), 0o644); err == nil {
+		t.Error("a missing file was created")
+	}
+	if err := ReplaceBelow(filepath.Join(root, "moved"), filepath.Join(elsewhere, "x.sh"), []byte("x"), 0o644); err == nil {
+		t.Error("a file outside the root was written")
+	}
+	// A link below the root, there before the checks, is refused.
+	if err := ReplaceBelow(root, filepath.Join(root, "deploy", "sub", "serve.sh"), []byte("x"), 0o644); err == nil {
+		t.Error("written through a directory link below the root")
+	}
+}

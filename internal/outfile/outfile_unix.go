@@ -19,11 +19,12 @@ type dir struct{ fd int }
 func (d dir) close() { unix.Close(d.fd) }
 
 // openDir opens the directory that holds path and returns it with the
-// file's base name. Below the working directory each component is opened
-// relative to the one before with O_NOFOLLOW (open(2): "If the trailing
-// component ... is a symbolic link, then the open fails, with the error
-// ELOOP"), so no link is followed between the check and the write.
-func openDir(path string) (dir, string, error) {
+// file's base name. Below root (an absolute, clean directory: the working
+// directory for outputs) each component is opened relative to the one
+// before with O_NOFOLLOW (open(2): "If the trailing component ... is a
+// symbolic link, then the open fails, with the error ELOOP"), so no link
+// is followed between the check and the write.
+func openDir(root, path string) (dir, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return dir{}, "", err
@@ -33,10 +34,7 @@ func openDir(path string) (dir, string, error) {
 	if base == "" {
 		return dir{}, "", ErrNotRegular
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return dir{}, "", err
-	}
+	wd := root
 	rel, err := filepath.Rel(wd, parent)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		fd, err := openDirAt(unix.AT_FDCWD, parent, false)
@@ -100,9 +98,9 @@ func (d dir) check(base string) error {
 }
 
 // replace creates a temporary file in d (O_EXCL|O_NOFOLLOW: never an
-// existing file or a link), writes data and renames it over base, all
-// relative to d.
-func (d dir) replace(base string, data []byte) error {
+// existing file or a link), writes data, gives it perm and renames it over
+// base, all relative to d.
+func (d dir) replace(base string, data []byte, perm os.FileMode) error {
 	var name string
 	var fd int
 	for range 100 {
@@ -125,7 +123,7 @@ func (d dir) replace(base string, data []byte) error {
 	if err == nil {
 		// The file is made 0600 and widened: the umask must not decide
 		// whether a report others read can be read.
-		err = f.Chmod(0o644)
+		err = f.Chmod(perm)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -137,4 +135,14 @@ func (d dir) replace(base string, data []byte) error {
 		unix.Unlinkat(d.fd, name, 0)
 	}
 	return err
+}
+
+// exists says whether base is in d (check has already refused a link or
+// another kind of file).
+func (d dir) exists(base string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &os.PathError{Op: "stat", Path: base, Err: err}
+	}
+	return nil
 }
