@@ -527,17 +527,19 @@ func (e *estimator) resolveModel() {
 	if id := idFromCachePath(name); id != "" && id != name {
 		// A path into a hub cache inside the container names the
 		// repository it was downloaded from.
-		if m, how := e.cat.lookupModel(id); how == matchID || how == matchAlias {
-			e.est.assume("%q is a Hugging Face cache folder of %s, read as catalog model %s", name, id, m.ID)
+		if m, inferred, ok := e.cat.Identify(id); ok {
+			if inferred {
+				e.est.assume("%q is a Hugging Face cache folder of %s, which is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name, id)
+			} else {
+				e.est.assume("%q is a Hugging Face cache folder of %s, read as catalog model %s", name, id, m.ID)
+			}
 			e.useModel(m, m.ID)
 			return
 		}
-		if v, ok := e.cat.lookupVariant(id); ok {
-			e.est.assume("%q is a Hugging Face cache folder of %s, which is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name, id)
-			e.useModel(v, v.ID)
-			return
-		}
 	}
+	// Not Identify: a name whose last path component is a catalog model's
+	// is read as that model before the variant rules are tried, and
+	// Identify never matches by path.
 	m, how := e.cat.lookupModel(name)
 	if how == matchNone {
 		if v, ok := e.cat.lookupVariant(name); ok {
