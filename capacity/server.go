@@ -561,19 +561,13 @@ func (e *estimator) resolveModel() {
 	e.useModel(m, m.ID)
 }
 
-// modelFromLocalDir reads the config.json of a model given as a relative
-// path that exists beside the file that launches the server (a checkout that
-// vendors its model configuration). Absolute paths name the container's
-// filesystem, not this machine's, so they are never read.
+// modelFromLocalDir uses the config.json of a model given as a relative
+// path beside the launching file (localModelDir); false when there is none.
 func (e *estimator) modelFromLocalDir(name string) bool {
-	if filepath.IsAbs(name) || e.s.Span.File == "" {
+	m, dir, found, err := e.localModelDir(name)
+	if !found {
 		return false
 	}
-	dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-	if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err != nil {
-		return false
-	}
-	m, err := ReadModelConfigIn(e.fs(), dir)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the model's config.json at %s cannot be used: %v", dir, err)
@@ -584,33 +578,74 @@ func (e *estimator) modelFromLocalDir(name string) bool {
 	return true
 }
 
+// modelFromMapping uses the model a .kvlint.yaml models: entry declares for
+// name (mappedModel).
 func (e *estimator) modelFromMapping(name, mapped string) {
-	if m, how := e.cat.lookupModel(mapped); how == matchID || how == matchAlias {
-		e.est.assume("%q is read as catalog model %s, as .kvlint.yaml declares", name, m.ID)
-		e.useModel(m, m.ID)
-		return
-	}
-	path := mapped
-	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
-		path = filepath.Join(e.opt.BaseDir, path)
-	}
-	if _, err := e.fs().Stat(path); err != nil {
-		// No such file: an id the catalog knows by the variant rules
-		// (an -Instruct of a catalogued base), as a launch naming it is.
-		if v, ok := e.cat.lookupVariant(mapped); ok {
-			e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
-			e.useModel(v, v.ID)
-			return
-		}
-	}
-	m, err := ReadModelConfigIn(e.fs(), path)
+	m, resolved, via, err := e.mappedModel(mapped)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the config declared for %q in .kvlint.yaml cannot be used: %v", name, err)
 		return
 	}
-	e.est.derive("model %q: config read from %s", name, path)
-	e.useModel(m, path)
+	switch via {
+	case viaCatalog:
+		e.est.assume("%q is read as catalog model %s, as .kvlint.yaml declares", name, m.ID)
+	case viaVariant:
+		e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
+	case viaConfig:
+		e.est.derive("model %q: config read from %s", name, resolved)
+	}
+	e.useModel(m, resolved)
+}
+
+// foundVia says how mappedModel resolved a declared model.
+type foundVia int
+
+const (
+	viaCatalog foundVia = iota // a catalog id or alias
+	viaVariant                 // an id the variant rules resolve
+	viaConfig                  // a config.json read from a path
+)
+
+// mappedModel resolves what a .kvlint.yaml models: entry maps a name to,
+// for the served model and a speculative draft alike: a catalog id or
+// alias; else a config.json (a file or its directory, relative to
+// BaseDir); else, when no such path exists, an id the variant rules
+// resolve (an -Instruct of a catalogued base), as a launch naming it is.
+// resolved is the catalog id or the path read; err says why a path cannot
+// be used.
+func (e *estimator) mappedModel(mapped string) (m *Model, resolved string, via foundVia, err error) {
+	known, inferred, ok := e.cat.Identify(mapped)
+	if ok && !inferred {
+		return known, known.ID, viaCatalog, nil
+	}
+	path := mapped
+	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
+		path = filepath.Join(e.opt.BaseDir, path)
+	}
+	if _, statErr := e.fs().Stat(path); statErr != nil && ok {
+		return known, known.ID, viaVariant, nil
+	}
+	m, err = ReadModelConfigIn(e.fs(), path)
+	return m, path, viaConfig, err
+}
+
+// localModelDir reads the config.json of a model given as a relative path
+// that exists beside the file that launches the server (a checkout that
+// vendors its model configuration), for the served model and a
+// speculative draft alike. Absolute paths name the container's filesystem,
+// not this machine's, so they are never read. found is false when there is
+// no such config.json; err says why the one there cannot be used.
+func (e *estimator) localModelDir(name string) (m *Model, dir string, found bool, err error) {
+	if filepath.IsAbs(name) || e.s.Span.File == "" {
+		return nil, "", false, nil
+	}
+	dir = filepath.Join(filepath.Dir(e.s.Span.File), name)
+	if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err != nil {
+		return nil, dir, false, nil
+	}
+	m, err = ReadModelConfigIn(e.fs(), dir)
+	return m, dir, true, err
 }
 
 func (e *estimator) fs() *confined.FS {
