@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,10 +42,17 @@ type Options struct {
 // nil, lists in Missing (what the user can declare) and explains in
 // Assumptions; Derivation shows every step with its numbers. It never panics:
 // unknown models, GPUs and placeholder flag values only make fields nil.
-func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
+func EstimateServer(s *deploy.Server, opt Options) Estimate {
+	return estimateServer(s, opt, nil)
+}
+
+// estimateServer is EstimateServer with the model already resolved for s
+// (With passes the resolution of the estimate it recomputes); nil
+// resolves it.
+func estimateServer(s *deploy.Server, opt Options, model *modelResolution) (est Estimate) {
 	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
 	if s != nil {
-		est.inputs = &estimateInputs{server: s, opt: opt}
+		est.inputs = &estimateInputs{server: s, opt: opt, model: model}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -486,9 +494,46 @@ func dpNote(dp int, dpAttention bool) string {
 	return ""
 }
 
-// resolveModel finds the model: a .kvlint.yaml mapping (a local config.json
-// or a catalog id), else the catalog by id or by a path's last component.
+// resolveModel finds the model (findModel) once per server. The model
+// depends on the server's model value and file and on the options, never on
+// its flags, and With changes only flags: an estimate With recomputes takes
+// the model and the notes that resolving it wrote from the estimate it
+// recomputes, in the same place, instead of reading config.json and
+// safetensors headers again. The notes go through assume and need, which
+// drop a repeat as they did when the notes were first written.
 func (e *estimator) resolveModel() {
+	in := e.est.inputs
+	if in != nil && in.model != nil {
+		r := in.model
+		for _, a := range r.assumptions {
+			e.est.assume("%s", a)
+		}
+		for _, m := range r.missing {
+			e.est.need(m)
+		}
+		e.est.Derivation = append(e.est.Derivation, r.derivation...)
+		e.model, e.est.Model = r.model, r.resolved
+		if r.model != nil {
+			in.heads, in.kvHeads = r.model.Heads, r.model.KVHeads
+		}
+		return
+	}
+	a, d, n := len(e.est.Assumptions), len(e.est.Derivation), len(e.est.Missing)
+	e.findModel()
+	if in != nil {
+		in.model = &modelResolution{
+			model:       e.model,
+			resolved:    e.est.Model,
+			assumptions: slices.Clone(e.est.Assumptions[a:]),
+			derivation:  slices.Clone(e.est.Derivation[d:]),
+			missing:     slices.Clone(e.est.Missing[n:]),
+		}
+	}
+}
+
+// findModel finds the model: a .kvlint.yaml mapping (a local config.json
+// or a catalog id), else the catalog by id or by a path's last component.
+func (e *estimator) findModel() {
 	v := e.s.Model
 	if e.s.ModelNote != "" {
 		// How the parser paired a model no launch names with the
