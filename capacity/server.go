@@ -105,6 +105,9 @@ type estimator struct {
 
 	gpu   *GPU
 	model *Model
+	// ownsModel is set when this estimate resolved the model rather than
+	// took it from the estimate With recomputes (resolveModel).
+	ownsModel bool
 	// instanceGPUs is the GPU count of the instance type the pod is
 	// pinned to, 0 when none is.
 	instanceGPUs int
@@ -521,6 +524,7 @@ func (e *estimator) resolveModel() {
 	a, d, n := len(e.est.Assumptions), len(e.est.Derivation), len(e.est.Missing)
 	e.findModel()
 	if in != nil {
+		e.ownsModel = true
 		in.model = &modelResolution{
 			model:       e.model,
 			resolved:    e.est.Model,

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -333,12 +334,38 @@ func (e *estimator) speculative() {
 	e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller; declare the draft's config.json under models: in .kvlint.yaml to count them", spec)
 }
 
-// resolveDraft finds the configuration of a separate draft model by the
+// resolveDraft finds the configuration of a separate draft model
+// (findDraft) once per server, as resolveModel finds the served one: the
+// draft depends on its name, the server's file and the options alone, so
+// an estimate With recomputes takes a draft of the same name, and the
+// notes finding it wrote, from the estimate that first resolved it.
+func (e *estimator) resolveDraft(name string) *Model {
+	in := e.est.inputs
+	if in == nil || in.model == nil {
+		return e.findDraft(name)
+	}
+	if d := in.model.draft; d != nil && d.name == name {
+		for _, a := range d.assumptions {
+			e.est.assume("%s", a)
+		}
+		return d.model
+	}
+	a := len(e.est.Assumptions)
+	m := e.findDraft(name)
+	if e.ownsModel && in.model.draft == nil {
+		// Only the estimate that made the resolution adds to it: the
+		// estimates With makes share it and may run at once.
+		in.model.draft = &draftResolution{name: name, model: m, assumptions: slices.Clone(e.est.Assumptions[a:])}
+	}
+	return m
+}
+
+// findDraft finds the configuration of a separate draft model by the
 // served model's routes, without the hub cache: a .kvlint.yaml models:
 // entry (mappedModel), a config.json directory beside the launching file
 // (localModelDir), or a catalog id, alias or variant (Catalog.Identify).
 // It returns nil when none applies.
-func (e *estimator) resolveDraft(name string) *Model {
+func (e *estimator) findDraft(name string) *Model {
 	if name == "" {
 		return nil
 	}

@@ -25,14 +25,25 @@ type estimateInputs struct {
 }
 
 // modelResolution is what resolving a server's model found: the model (nil
-// when none), the name it resolved to, and the notes resolving it wrote.
-// It is never changed once made, so estimates share it.
+// when none), the name it resolved to, and the notes resolving it wrote;
+// and the speculative draft, when the server has one. Only the estimate
+// that made it changes it, before it returns, so the estimates With makes
+// from it share it.
 type modelResolution struct {
 	model       *Model
 	resolved    string
 	assumptions []string
 	derivation  []string
 	missing     []string
+	draft       *draftResolution
+}
+
+// draftResolution is what resolving a draft named name found: the draft
+// (nil when none) and the notes resolving it wrote.
+type draftResolution struct {
+	name        string
+	model       *Model
+	assumptions []string
 }
 
 // Change sets one canonical flag to a typed value for With, or removes it

@@ -85,14 +85,18 @@ func estimateJSON(t *testing.T, e Estimate) string {
 	return string(b)
 }
 
-// With reuses the model its estimate resolved: the recomputed estimate is
-// the one resolving the model again gives, notes and their order included,
+// With reuses the model and the draft its estimate resolved: the
+// recomputed estimate is the one resolving them again gives, notes and their order included,
 // for every way a model is resolved or not, and a checkpoint's files are not
-// read again (they are gone by the second recompute).
+// read again, nor are a local draft's (they are gone by the second
+// recompute).
 func TestWithReusesModel(t *testing.T) {
 	ckpt := filepath.Join(t.TempDir(), "ckpt")
 	writeLlamaCheckpoint(t, ckpt, 2)
-	local := Options{ModelConfigs: map[string]string{"acme/llama": ckpt}}
+	draft := filepath.Join(t.TempDir(), "draft")
+	writeFile(t, filepath.Join(draft, "config.json"), tinyLlama)
+	local := Options{ModelConfigs: map[string]string{"acme/llama": ckpt, "acme/draft": draft}}
+	speculative := []string{"--mem-fraction-static", "0.8", "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path"}
 	placeholder := server("", "H100-80GB", "--mem-fraction-static", "0.8")
 	placeholder.Model = deploy.Value{Raw: "$(MODEL_ID)", Span: deploy.Span{File: "serve.sh", Line: 1, Col: 40}}
 	cases := []struct {
@@ -103,6 +107,9 @@ func TestWithReusesModel(t *testing.T) {
 	}{
 		{"local checkpoint", server("acme/llama", "H100-80GB", "--mem-fraction-static", "0.8"), local, SetFloat("--mem-fraction-static", 0.7)},
 		{"vLLM local checkpoint", vllmServer("acme/llama", "H100-80GB", "--gpu-memory-utilization", "0.8"), local, SetFloat("--gpu-memory-utilization", 0.7)},
+		{"local draft", server("acme/llama", "H100-80GB", append(speculative, "acme/draft")...), local, SetFloat("--mem-fraction-static", 0.7)},
+		{"draft by the variant rules", server("meta-llama/Llama-3.1-8B", "H100-80GB", append(speculative, "meta-llama/Llama-3.1-8B-Chat")...), Options{Catalog: variantCatalog(t)}, SetFloat("--mem-fraction-static", 0.7)},
+		{"draft not resolved", server("meta-llama/Llama-3.1-8B-Instruct", "H100-80GB", append(speculative, "acme/unknown-head")...), Options{}, SetFloat("--mem-fraction-static", 0.7)},
 		{"catalog", server("meta-llama/Llama-3.1-8B-Instruct", "H100-80GB"), Options{}, SetInt("--tp-size", 2)},
 		{"variant rules", server("meta-llama/Llama-3.1-8B-Chat", "H100-80GB"), Options{Catalog: variantCatalog(t)}, SetInt("--context-length", 8192)},
 		{"path component", server("/models/Llama-3.1-8B-Instruct", "L4"), Options{}, Unset("--mem-fraction-static")},
@@ -134,13 +141,15 @@ func TestWithReusesModel(t *testing.T) {
 		})
 	}
 
-	est := EstimateServer(cases[0].s, local)
-	if est.PoolTokens == nil || !strings.HasPrefix(est.Model, ckpt) {
-		t.Fatalf("checkpoint not sized: model %q, assumptions %q", est.Model, est.Assumptions)
+	est := EstimateServer(cases[2].s, local)
+	if est.PoolTokens == nil || !strings.HasPrefix(est.Model, ckpt) || !containsText(est.Derivation, "with draft "+draft) {
+		t.Fatalf("checkpoint and draft not sized: model %q, assumptions %q", est.Model, est.Assumptions)
 	}
 	before, _ := est.With(SetFloat("--mem-fraction-static", 0.7))
-	if err := os.RemoveAll(ckpt); err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{ckpt, draft} {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 	after, _ := est.With(SetFloat("--mem-fraction-static", 0.7))
 	if estimateJSON(t, after) != estimateJSON(t, before) {
