@@ -32,7 +32,7 @@ func (e *estimator) memoryBound() {
 	if !e.memFractionKnown {
 		frac, fracNote = 1, "mem_fraction_static at most 1"
 	}
-	total := e.gpu.MemoryMiB << 20
+	total := e.gpu.MemoryBytes()
 	page := int64(e.page)
 	bound := int64(-1)
 	for _, c := range e.cells {
@@ -69,7 +69,7 @@ func (e *vllmEstimator) memoryBoundVLLM() {
 		e.gpu == nil || e.gpu.MemoryMiB <= 0 || e.perLayer <= 0 || e.block <= 0 || len(e.split) == 0 {
 		return
 	}
-	total := e.gpu.MemoryMiB << 20
+	total := e.gpu.MemoryBytes()
 	mem := int64(float64(total) * e.util)
 	blocks := int64(-1)
 	for _, l := range e.split {

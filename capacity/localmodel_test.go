@@ -12,7 +12,7 @@ import (
 
 // writeSafetensors writes a safetensors file whose header is header (the
 // tensor bytes themselves are never read, so none follow).
-func writeSafetensors(t *testing.T, path, header string) {
+func writeSafetensors(t testing.TB, path, header string) {
 	t.Helper()
 	buf := make([]byte, 8, 8+len(header))
 	binary.LittleEndian.PutUint64(buf, uint64(len(header)))
@@ -25,7 +25,7 @@ func writeSafetensors(t *testing.T, path, header string) {
 	}
 }
 
-func writeFile(t *testing.T, path, text string) {
+func writeFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

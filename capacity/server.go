@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,10 +42,17 @@ type Options struct {
 // nil, lists in Missing (what the user can declare) and explains in
 // Assumptions; Derivation shows every step with its numbers. It never panics:
 // unknown models, GPUs and placeholder flag values only make fields nil.
-func EstimateServer(s *deploy.Server, opt Options) (est Estimate) {
+func EstimateServer(s *deploy.Server, opt Options) Estimate {
+	return estimateServer(s, opt, nil)
+}
+
+// estimateServer is EstimateServer with the model already resolved for s
+// (With passes the resolution of the estimate it recomputes); nil
+// resolves it.
+func estimateServer(s *deploy.Server, opt Options, model *modelResolution) (est Estimate) {
 	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
 	if s != nil {
-		est.inputs = &estimateInputs{server: s, opt: opt}
+		est.inputs = &estimateInputs{server: s, opt: opt, model: model}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -97,6 +105,9 @@ type estimator struct {
 
 	gpu   *GPU
 	model *Model
+	// ownsModel is set when this estimate resolved the model rather than
+	// took it from the estimate With recomputes (resolveModel).
+	ownsModel bool
 	// instanceGPUs is the GPU count of the instance type the pod is
 	// pinned to, 0 when none is.
 	instanceGPUs int
@@ -490,9 +501,47 @@ func dpNote(dp int, dpAttention bool) string {
 	return ""
 }
 
-// resolveModel finds the model: a .kvlint.yaml mapping (a local config.json
-// or a catalog id), else the catalog by id or by a path's last component.
+// resolveModel finds the model (findModel) once per server. The model
+// depends on the server's model value and file and on the options, never on
+// its flags, and With changes only flags: an estimate With recomputes takes
+// the model and the notes that resolving it wrote from the estimate it
+// recomputes, in the same place, instead of reading config.json and
+// safetensors headers again. The notes go through assume and need, which
+// drop a repeat as they did when the notes were first written.
 func (e *estimator) resolveModel() {
+	in := e.est.inputs
+	if in != nil && in.model != nil {
+		r := in.model
+		for _, a := range r.assumptions {
+			e.est.assume("%s", a)
+		}
+		for _, m := range r.missing {
+			e.est.need(m)
+		}
+		e.est.Derivation = append(e.est.Derivation, r.derivation...)
+		e.model, e.est.Model = r.model, r.resolved
+		if r.model != nil {
+			in.heads, in.kvHeads = r.model.Heads, r.model.KVHeads
+		}
+		return
+	}
+	a, d, n := len(e.est.Assumptions), len(e.est.Derivation), len(e.est.Missing)
+	e.findModel()
+	if in != nil {
+		e.ownsModel = true
+		in.model = &modelResolution{
+			model:       e.model,
+			resolved:    e.est.Model,
+			assumptions: slices.Clone(e.est.Assumptions[a:]),
+			derivation:  slices.Clone(e.est.Derivation[d:]),
+			missing:     slices.Clone(e.est.Missing[n:]),
+		}
+	}
+}
+
+// findModel finds the model: a .kvlint.yaml mapping (a local config.json
+// or a catalog id), else the catalog by id or by a path's last component.
+func (e *estimator) findModel() {
 	v := e.s.Model
 	if e.s.ModelNote != "" {
 		// How the parser paired a model no launch names with the
@@ -531,17 +580,19 @@ func (e *estimator) resolveModel() {
 	if id := idFromCachePath(name); id != "" && id != name {
 		// A path into a hub cache inside the container names the
 		// repository it was downloaded from.
-		if m, how := e.cat.lookupModel(id); how == matchID || how == matchAlias {
-			e.est.assume("%q is a Hugging Face cache folder of %s, read as catalog model %s", name, id, m.ID)
+		if m, inferred, ok := e.cat.Identify(id); ok {
+			if inferred {
+				e.est.assume("%q is a Hugging Face cache folder of %s, which is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name, id)
+			} else {
+				e.est.assume("%q is a Hugging Face cache folder of %s, read as catalog model %s", name, id, m.ID)
+			}
 			e.useModel(m, m.ID)
 			return
 		}
-		if v, ok := e.cat.lookupVariant(id); ok {
-			e.est.assume("%q is a Hugging Face cache folder of %s, which is not in kvlint's catalog; it is resolved by the variant rules below (inferred, not read from its own config.json)", name, id)
-			e.useModel(v, v.ID)
-			return
-		}
 	}
+	// Not Identify: a name whose last path component is a catalog model's
+	// is read as that model before the variant rules are tried, and
+	// Identify never matches by path.
 	m, how := e.cat.lookupModel(name)
 	if how == matchNone {
 		if v, ok := e.cat.lookupVariant(name); ok {
@@ -563,19 +614,13 @@ func (e *estimator) resolveModel() {
 	e.useModel(m, m.ID)
 }
 
-// modelFromLocalDir reads the config.json of a model given as a relative
-// path that exists beside the file that launches the server (a checkout that
-// vendors its model configuration). Absolute paths name the container's
-// filesystem, not this machine's, so they are never read.
+// modelFromLocalDir uses the config.json of a model given as a relative
+// path beside the launching file (localModelDir); false when there is none.
 func (e *estimator) modelFromLocalDir(name string) bool {
-	if filepath.IsAbs(name) || e.s.Span.File == "" {
+	m, dir, found, err := e.localModelDir(name)
+	if !found {
 		return false
 	}
-	dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-	if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err != nil {
-		return false
-	}
-	m, err := ReadModelConfigIn(e.fs(), dir)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the model's config.json at %s cannot be used: %v", dir, err)
@@ -586,33 +631,74 @@ func (e *estimator) modelFromLocalDir(name string) bool {
 	return true
 }
 
+// modelFromMapping uses the model a .kvlint.yaml models: entry declares for
+// name (mappedModel).
 func (e *estimator) modelFromMapping(name, mapped string) {
-	if m, how := e.cat.lookupModel(mapped); how == matchID || how == matchAlias {
-		e.est.assume("%q is read as catalog model %s, as .kvlint.yaml declares", name, m.ID)
-		e.useModel(m, m.ID)
-		return
-	}
-	path := mapped
-	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
-		path = filepath.Join(e.opt.BaseDir, path)
-	}
-	if _, err := e.fs().Stat(path); err != nil {
-		// No such file: an id the catalog knows by the variant rules
-		// (an -Instruct of a catalogued base), as a launch naming it is.
-		if v, ok := e.cat.lookupVariant(mapped); ok {
-			e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
-			e.useModel(v, v.ID)
-			return
-		}
-	}
-	m, err := ReadModelConfigIn(e.fs(), path)
+	m, resolved, via, err := e.mappedModel(mapped)
 	if err != nil {
 		e.est.need("model")
 		e.est.assume("the config declared for %q in .kvlint.yaml cannot be used: %v", name, err)
 		return
 	}
-	e.est.derive("model %q: config read from %s", name, path)
-	e.useModel(m, path)
+	switch via {
+	case viaCatalog:
+		e.est.assume("%q is read as catalog model %s, as .kvlint.yaml declares", name, m.ID)
+	case viaVariant:
+		e.est.assume("%q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules below (inferred, not read from its own config.json)", name, mapped, mapped)
+	case viaConfig:
+		e.est.derive("model %q: config read from %s", name, resolved)
+	}
+	e.useModel(m, resolved)
+}
+
+// foundVia says how mappedModel resolved a declared model.
+type foundVia int
+
+const (
+	viaCatalog foundVia = iota // a catalog id or alias
+	viaVariant                 // an id the variant rules resolve
+	viaConfig                  // a config.json read from a path
+)
+
+// mappedModel resolves what a .kvlint.yaml models: entry maps a name to,
+// for the served model and a speculative draft alike: a catalog id or
+// alias; else a config.json (a file or its directory, relative to
+// BaseDir); else, when no such path exists, an id the variant rules
+// resolve (an -Instruct of a catalogued base), as a launch naming it is.
+// resolved is the catalog id or the path read; err says why a path cannot
+// be used.
+func (e *estimator) mappedModel(mapped string) (m *Model, resolved string, via foundVia, err error) {
+	known, inferred, ok := e.cat.Identify(mapped)
+	if ok && !inferred {
+		return known, known.ID, viaCatalog, nil
+	}
+	path := mapped
+	if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
+		path = filepath.Join(e.opt.BaseDir, path)
+	}
+	if _, statErr := e.fs().Stat(path); statErr != nil && ok {
+		return known, known.ID, viaVariant, nil
+	}
+	m, err = ReadModelConfigIn(e.fs(), path)
+	return m, path, viaConfig, err
+}
+
+// localModelDir reads the config.json of a model given as a relative path
+// that exists beside the file that launches the server (a checkout that
+// vendors its model configuration), for the served model and a
+// speculative draft alike. Absolute paths name the container's filesystem,
+// not this machine's, so they are never read. found is false when there is
+// no such config.json; err says why the one there cannot be used.
+func (e *estimator) localModelDir(name string) (m *Model, dir string, found bool, err error) {
+	if filepath.IsAbs(name) || e.s.Span.File == "" {
+		return nil, "", false, nil
+	}
+	dir = filepath.Join(filepath.Dir(e.s.Span.File), name)
+	if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err != nil {
+		return nil, dir, false, nil
+	}
+	m, err = ReadModelConfigIn(e.fs(), dir)
+	return m, dir, true, err
 }
 
 func (e *estimator) fs() *confined.FS {

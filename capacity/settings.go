@@ -3,7 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -334,46 +334,64 @@ func (e *estimator) speculative() {
 	e.est.assume("speculative decoding (%s): the draft model's KV cache and weights are not counted, so the real pool is smaller; declare the draft's config.json under models: in .kvlint.yaml to count them", spec)
 }
 
-// resolveDraft finds the configuration of a separate draft model, the way
-// resolveModel finds the served one but without the hub cache: a .kvlint.yaml
-// models: entry, a config.json directory beside the launching file, a catalog
-// id or alias, or the variant rules. It returns nil when none applies.
+// resolveDraft finds the configuration of a separate draft model
+// (findDraft) once per server, as resolveModel finds the served one: the
+// draft depends on its name, the server's file and the options alone, so
+// an estimate With recomputes takes a draft of the same name, and the
+// notes finding it wrote, from the estimate that first resolved it.
 func (e *estimator) resolveDraft(name string) *Model {
+	in := e.est.inputs
+	if in == nil || in.model == nil {
+		return e.findDraft(name)
+	}
+	if d := in.model.draft; d != nil && d.name == name {
+		for _, a := range d.assumptions {
+			e.est.assume("%s", a)
+		}
+		return d.model
+	}
+	a := len(e.est.Assumptions)
+	m := e.findDraft(name)
+	if e.ownsModel && in.model.draft == nil {
+		// Only the estimate that made the resolution adds to it: the
+		// estimates With makes share it and may run at once.
+		in.model.draft = &draftResolution{name: name, model: m, assumptions: slices.Clone(e.est.Assumptions[a:])}
+	}
+	return m
+}
+
+// findDraft finds the configuration of a separate draft model by the
+// served model's routes, without the hub cache: a .kvlint.yaml models:
+// entry (mappedModel), a config.json directory beside the launching file
+// (localModelDir), or a catalog id, alias or variant (Catalog.Identify).
+// It returns nil when none applies.
+func (e *estimator) findDraft(name string) *Model {
 	if name == "" {
 		return nil
 	}
 	if mapped, ok := e.opt.ModelConfigs[name]; ok {
-		if m, how := e.cat.lookupModel(mapped); how == matchID || how == matchAlias {
-			return m
-		}
-		path := mapped
-		if !filepath.IsAbs(path) && e.opt.BaseDir != "" {
-			path = filepath.Join(e.opt.BaseDir, path)
-		}
-		if m, err := ReadModelConfigIn(e.fs(), path); err == nil {
-			return m
-		} else {
+		m, _, via, err := e.mappedModel(mapped)
+		if err != nil {
 			e.est.assume("the config declared for draft %q in .kvlint.yaml cannot be used: %v", name, err)
 			return nil
 		}
-	}
-	if !filepath.IsAbs(name) && e.s.Span.File != "" {
-		dir := filepath.Join(filepath.Dir(e.s.Span.File), name)
-		if _, err := e.fs().Stat(filepath.Join(dir, "config.json")); err == nil {
-			m, err := ReadModelConfigIn(e.fs(), dir)
-			if err != nil {
-				e.est.assume("the draft's config.json at %s cannot be used: %v", dir, err)
-				return nil
-			}
-			return m
+		if via == viaVariant {
+			e.est.assume("draft %q is read as %s, as .kvlint.yaml declares; %q is not in kvlint's catalog and is resolved by the variant rules (inferred, not read from its own config.json)", name, mapped, mapped)
 		}
-	}
-	if m, how := e.cat.lookupModel(name); how == matchID || how == matchAlias {
 		return m
 	}
-	if v, ok := e.cat.lookupVariant(name); ok {
-		e.est.assume("draft %q is not in kvlint's catalog; it is resolved by the variant rules (inferred, not read from its own config.json)", name)
-		return v
+	if m, dir, found, err := e.localModelDir(name); found {
+		if err != nil {
+			e.est.assume("the draft's config.json at %s cannot be used: %v", dir, err)
+			return nil
+		}
+		return m
+	}
+	if m, inferred, ok := e.cat.Identify(name); ok {
+		if inferred {
+			e.est.assume("draft %q is not in kvlint's catalog; it is resolved by the variant rules (inferred, not read from its own config.json)", name)
+		}
+		return m
 	}
 	return nil
 }

@@ -123,3 +123,31 @@ func absInt64(v int64) int64 {
 	}
 	return v
 }
+
+// A draft is resolved by the served model's routes: a .kvlint.yaml entry
+// that maps it to an id the variant rules resolve is read as that variant
+// (as a served model's is), and so is a draft id the catalog knows only by
+// the variant rules; both say the rule is inferred.
+func TestSpeculativeDraftVariant(t *testing.T) {
+	c := variantCatalog(t)
+	// Target and draft both 32 layers: the cell doubles.
+	want := int64(131072 * 2)
+	args := func(draft string) []string {
+		return []string{"--mem-fraction-static", "0.85", "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft}
+	}
+	mapped := EstimateServer(server("meta-llama/Llama-3.1-8B", "H100-80GB", args("acme/draft")...),
+		Options{Catalog: c, ModelConfigs: map[string]string{"acme/draft": "meta-llama/Llama-3.1-8B-Instruct"}})
+	if got := deref(mapped.CellBytesPerToken); got != want {
+		t.Errorf("mapped: cell %v, want %d; assumptions %q", got, want, mapped.Assumptions)
+	}
+	if !hasAssumption(mapped, `draft "acme/draft" is read as meta-llama/Llama-3.1-8B-Instruct, as .kvlint.yaml declares`) {
+		t.Errorf("mapped: the variant rule is not reported: %q", mapped.Assumptions)
+	}
+	named := EstimateServer(server("meta-llama/Llama-3.1-8B", "H100-80GB", args("meta-llama/Llama-3.1-8B-Instruct")...), Options{Catalog: c})
+	if got := deref(named.CellBytesPerToken); got != want {
+		t.Errorf("named: cell %v, want %d; assumptions %q", got, want, named.Assumptions)
+	}
+	if !hasAssumption(named, `draft "meta-llama/Llama-3.1-8B-Instruct" is not in kvlint's catalog; it is resolved by the variant rules`) {
+		t.Errorf("named: the variant rule is not reported: %q", named.Assumptions)
+	}
+}

@@ -154,3 +154,23 @@ func TestFamilyKey(t *testing.T) {
 		}
 	}
 }
+
+// A hub-cache folder inside the container names the repository it was
+// downloaded from, which is identified as an id is: by the catalog, else by
+// the variant rules, and the assumption says which.
+func TestVariantCacheFolder(t *testing.T) {
+	c := variantCatalog(t)
+	est := estimateWith(c, "/root/.cache/huggingface/hub/models--Qwen--Qwen2.5-32B-Instruct/snapshots/5ede1c9")
+	if est.Model != "Qwen/Qwen2.5-32B-Instruct" || !hasAssumption(est, "cache folder of Qwen/Qwen2.5-32B-Instruct, read as catalog model Qwen/Qwen2.5-32B-Instruct") {
+		t.Errorf("catalogued: model %q, assumptions %q", est.Model, est.Assumptions)
+	}
+	est = estimateWith(c, "/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/0e9e39f")
+	if est.Model != "meta-llama/Llama-3.1-8B" || !hasAssumption(est, "cache folder of meta-llama/Llama-3.1-8B-Instruct, which is not in kvlint's catalog; it is resolved by the variant rules") ||
+		!hasAssumption(est, "inferred: ") {
+		t.Errorf("variant: model %q, assumptions %q", est.Model, est.Assumptions)
+	}
+	est = estimateWith(c, "/root/.cache/huggingface/hub/models--acme--unknown-7b/snapshots/0e9e39f")
+	if est.Model != "" || hasAssumption(est, "cache folder of") {
+		t.Errorf("unknown: model %q, assumptions %q", est.Model, est.Assumptions)
+	}
+}

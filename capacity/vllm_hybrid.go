@@ -317,7 +317,7 @@ func (e *vllmEstimator) memoryBoundHybridVLLM() {
 		e.gpu == nil || e.gpu.MemoryMiB <= 0 || e.perLayer <= 0 || !e.ctxKnown || e.ctxAuto || e.ctx <= 0 {
 		return
 	}
-	total := e.gpu.MemoryMiB << 20
+	total := e.gpu.MemoryBytes()
 	mem := int64(float64(total) * e.util)
 	blocks := mem / (e.block * e.perLayer) / h.groupSize
 	req := h.requestBlocks(e.ctx, e.block)

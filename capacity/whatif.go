@@ -19,6 +19,31 @@ type estimateInputs struct {
 	maxModelLenSet bool
 	// heads and kvHeads are the model's attention and KV heads; 0 unknown.
 	heads, kvHeads int
+	// model is the server's model as resolveModel found it, shared by the
+	// estimates With makes from this one; nil until it is resolved.
+	model *modelResolution
+}
+
+// modelResolution is what resolving a server's model found: the model (nil
+// when none), the name it resolved to, and the notes resolving it wrote;
+// and the speculative draft, when the server has one. Only the estimate
+// that made it changes it, before it returns, so the estimates With makes
+// from it share it.
+type modelResolution struct {
+	model       *Model
+	resolved    string
+	assumptions []string
+	derivation  []string
+	missing     []string
+	draft       *draftResolution
+}
+
+// draftResolution is what resolving a draft named name found: the draft
+// (nil when none) and the notes resolving it wrote.
+type draftResolution struct {
+	name        string
+	model       *Model
+	assumptions []string
 }
 
 // Change sets one canonical flag to a typed value for With, or removes it
@@ -65,7 +90,7 @@ func (e *Estimate) With(changes ...Change) (Estimate, bool) {
 		old := s.Args[c.Flag]
 		s.Args[c.Flag] = deploy.Value{Raw: c.Raw, Known: true, Typed: c.Typed, Span: old.Span}
 	}
-	return EstimateServer(&s, e.inputs.opt), true
+	return estimateServer(&s, e.inputs.opt, e.inputs.model), true
 }
 
 // FractionFlag is the flag that sets the share of GPU memory an engine
