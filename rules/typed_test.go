@@ -45,19 +45,8 @@ func TestPoliciesReadTypedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := parsePolicies(policyFS, "policies")
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler := newCompiler()
-	if compiler.Compile(set.modules); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
 	ctx := context.Background()
-	q, err := rego.New(rego.Query("on := [i | some i, s in input.servers; data.kvlint.rules.pool_below_concurrency.dp_attention(s)]"), rego.Compiler(compiler)).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := prepareQuery(t, "on := [i | some i, s in input.servers; data.kvlint.rules.pool_below_concurrency.dp_attention(s)]")
 	rs, err := q.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("eval: %v %v", rs, err)

@@ -18,19 +18,8 @@ func TestVersionOrderAgrees(t *testing.T) {
 		"0.4.6", "0.4.7a1", "0.4.7b0", "0.4.7rc0", "0.4.7rc1", "0.4.7rc2", "v0.4.7",
 		"0.4.7.post1", "0.4.7.post2", "0.4.8", "0.5.0rc0", "0.5.0", "0.10.1", "0.10.1.1", "0.10.2",
 	}
-	set, err := parsePolicies(policyFS, "policies")
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler := newCompiler()
-	if compiler.Compile(set.modules); compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
 	ctx := context.Background()
-	q, err := rego.New(rego.Query("less := data.kvlint.lib.version_key(input.a) < data.kvlint.lib.version_key(input.b)"), rego.Compiler(compiler)).PrepareForEval(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := prepareQuery(t, "less := data.kvlint.lib.version_key(input.a) < data.kvlint.lib.version_key(input.b)")
 	for _, a := range versions {
 		for _, b := range versions {
 			rs, err := q.Eval(ctx, rego.EvalInput(map[string]any{"a": a, "b": b}))
@@ -50,4 +39,23 @@ func TestVersionOrderAgrees(t *testing.T) {
 			t.Errorf("CompareVersions(%s, %s) >= 0", versions[i-1], versions[i])
 		}
 	}
+}
+
+// prepareQuery compiles the built-in policies as the engine does and
+// prepares query against them.
+func prepareQuery(t *testing.T, query string) rego.PreparedEvalQuery {
+	t.Helper()
+	set, err := parsePolicies(policyFS, "policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiler := newCompiler()
+	if compiler.Compile(set.modules); compiler.Failed() {
+		t.Fatal(compiler.Errors)
+	}
+	q, err := rego.New(rego.Query(query), rego.Compiler(compiler)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }
