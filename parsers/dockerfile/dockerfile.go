@@ -67,6 +67,9 @@ type parser struct {
 	byName map[string]*stage
 	errs   []*diag.Diagnostic
 	budget int // what substitution may still copy (expansionBudget)
+	// foreign is set when a syntax directive names a frontend that is not
+	// a Dockerfile frontend: the file is in that frontend's format.
+	foreign bool
 }
 
 // Parse returns the servers the image built by the Dockerfile runs.
@@ -122,6 +125,15 @@ func analyseLines(name string, data []byte, lines *source.Index) (p *parser, fin
 func (p *parser) parse() {
 	lines := splitLines(p.data, p.lines)
 	p.directives(lines)
+	if p.foreign {
+		// Its frontend reads its own format (BuildKit "use alternative
+		// build definitions", docs.docker.com/build/buildkit/frontend/):
+		// not a Dockerfile kvlint can read, nor a broken one. A server it
+		// would build is noted by the engine scan (KV501), like any file
+		// that names an engine where kvlint finds no launch.
+		p.empty = true
+		return
+	}
 	logical, lerrs := logicalLines(lines, p.escape, func(l logical, after []physical) (int, error) {
 		docs := heredocs(splitInstruction(l, p.escape), p.escape)
 		if len(docs) == 0 {
@@ -157,6 +169,9 @@ func (p *parser) directives(lines []physical) {
 			continue
 		}
 		seen[d.name] = true
+		if d.name == "syntax" && !dockerfileFrontend(d.value) {
+			p.foreign = true
+		}
 		if d.name == "escape" {
 			if d.value != "\\" && d.value != "`" {
 				p.errorf(t, "invalid escape token '%s' does not match ` or \\", d.value)
@@ -165,6 +180,24 @@ func (p *parser) directives(lines []physical) {
 			p.escape = d.value[0]
 		}
 	}
+}
+
+// dockerfileFrontend reports whether a syntax directive's image reference
+// names a Dockerfile frontend: Docker's docker/dockerfile and
+// docker/dockerfile-upstream, from any registry or mirror, at any tag or
+// digest ("# syntax=docker.io/docker/dockerfile:1",
+// docs.docker.com/build/buildkit/frontend/). Any other image is a custom
+// frontend with a format of its own (Dalec's YAML, for one).
+func dockerfileFrontend(ref string) bool {
+	ref = strings.TrimSpace(ref)
+	if i := strings.IndexByte(ref, '@'); i >= 0 {
+		ref = ref[:i]
+	}
+	last := ref[strings.LastIndexByte(ref, '/')+1:]
+	if i := strings.IndexByte(last, ':'); i >= 0 {
+		last = last[:i]
+	}
+	return last == "dockerfile" || last == "dockerfile-upstream"
 }
 
 // span covers the bytes of t in the file.
