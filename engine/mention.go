@@ -30,6 +30,10 @@ const (
 	// cache, found by a parser rather than by the text scan: KServe's
 	// huggingfaceserver with --backend huggingface (HFTransformers).
 	MentionNoKVCache MentionKind = "no-kv-cache"
+	// MentionController is a resource whose controller launches an
+	// engine with a command it builds at run time (a KAITO Workspace),
+	// found by a parser: the launch is in no file kvlint reads.
+	MentionController MentionKind = "controller"
 )
 
 // Mention is one place a text names an engine.

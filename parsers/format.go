@@ -260,6 +260,13 @@ func (kubernetesFormat) Parse(in Input) Parsed {
 	for _, v := range m.Unsized {
 		out.Unlaunched = append(out.Unlaunched, Unlaunched{Span: v.Span, Mention: engine.Mention{Kind: engine.MentionNoKVCache, Text: "python -m huggingfaceserver --backend " + v.Raw}})
 	}
+	for _, c := range m.Controlled {
+		kind := engine.MentionController
+		if c.NoKVCache {
+			kind = engine.MentionNoKVCache
+		}
+		out.Unlaunched = append(out.Unlaunched, Unlaunched{Span: c.Span, Mention: engine.Mention{Kind: kind, Text: c.Text, Engine: deploy.EngineVLLM}})
+	}
 	return out
 }
 

@@ -15,7 +15,7 @@ import (
 // side finds it (parsers.Unlaunched), the rules under policies/coverage
 // (KV5xx) judge it and say why no launch was recognised.
 type MentionFact struct {
-	Kind   string // module, command, image, no-kv-cache (engine.MentionKind)
+	Kind   string // module, command, image, no-kv-cache, controller (engine.MentionKind)
 	Text   string // what was seen: "sglang.launch_server", "vllm serve", an image reference
 	Engine string // "sglang", "vllm"; "" for an image whose row names no engine
 	// Quoted is set when the mention sits inside a quoted string of a

@@ -66,6 +66,9 @@ type Manifest struct {
 	// keeps no paged KV cache (engine.HFTransformers): the value that
 	// makes it so, for a note in place of a server.
 	Unsized []deploy.Value
+	// Controlled are servers a controller launches from a resource
+	// whose command kvlint does not read (a KAITO Workspace).
+	Controlled []ControllerLaunch
 }
 
 // ParseManifest is Parse that also returns the Services.
@@ -122,7 +125,7 @@ func ParseManifestFileWith(f *source.File, read engine.ReadFile, opt Options) Ma
 		p.reported = false
 		p.object(d.Root, 0)
 	}
-	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs, Unsized: p.unsized}
+	return Manifest{Servers: p.servers, Services: p.services, Errors: p.errs, Unsized: p.unsized, Controlled: p.controlled}
 }
 
 // enginelessDropped keeps the syntax errors of the documents that name an
@@ -158,6 +161,8 @@ type parser struct {
 	services []deploy.Service
 	errs     []*diag.Diagnostic
 	unsized  []deploy.Value // see Manifest.Unsized
+	// controlled are the stream's Manifest.Controlled.
+	controlled []ControllerLaunch
 
 	budget   int  // nodes the current document may still visit
 	reported bool // the current document already has a limit diagnostic
@@ -236,6 +241,10 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	}
 	if kind == "RayJob" && strings.HasPrefix(apiVersion, "ray.io/") {
 		p.rayJob(o, n)
+	}
+	if kind == "Workspace" && strings.HasPrefix(apiVersion, "kaito.sh/") {
+		p.kaitoWorkspace(o, n)
+		return
 	}
 	start := len(p.servers)
 	p.walk(o, n, nil, 0)

@@ -12,7 +12,9 @@
 #   look like engine flags (--model, --tensor-parallel-size) is not taken
 #   for a server, because those flags are not any one engine's. KServe's
 #   huggingfaceserver run with --backend huggingface is noted too: it
-#   serves through transformers, with no KV pool to size. Severity
+#   serves through transformers, with no KV pool to size. So is a resource
+#   whose controller builds the launch itself (a KAITO Workspace that
+#   serves a model), which no file holds. Severity
 #   info: it reports a gap in what kvlint saw, not a fault in the deployment.
 # related_resources:
 #   - ref: https://github.com/kvlint/kvlint/blob/main/README.md#configuration-kvlintyaml
@@ -34,6 +36,8 @@ deny contains finding if {
 
 message(m) := sprintf("%s runs the model with transformers, not vLLM: that backend keeps no paged KV cache, so kvlint finds no server to size here", [m.text]) if {
 	m.kind == "no-kv-cache"
+} else := sprintf("%s is served by vLLM with a command its controller builds at run time from the preset and the inference config; kvlint does not read that resource kind yet, so the server is not checked", [m.text]) if {
+	m.kind == "controller"
 } else := sprintf("%s appears in a string kvlint cannot read as a command (an echo, a variable's value, an eval'd string), and kvlint found no launch here", [seen(m)]) if {
 	m.kind != "image"
 	m.quoted

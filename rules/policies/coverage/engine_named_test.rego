@@ -49,3 +49,8 @@ test_fires_on_a_server_without_a_kv_cache if {
 	m := mention({"kind": "no-kv-cache", "text": "python -m huggingfaceserver --backend huggingface", "engine": ""})
 	msg_of(m) == "python -m huggingfaceserver --backend huggingface runs the model with transformers, not vLLM: that backend keeps no paged KV cache, so kvlint finds no server to size here"
 }
+
+test_fires_on_a_controller_launch if {
+	m := mention({"kind": "controller", "text": "KAITO Workspace ws (preset llama-3.3-70b-instruct)", "engine": "vllm"})
+	msg_of(m) == "KAITO Workspace ws (preset llama-3.3-70b-instruct) is served by vLLM with a command its controller builds at run time from the preset and the inference config; kvlint does not read that resource kind yet, so the server is not checked"
+}
