@@ -49,16 +49,20 @@ func sglangNVLinkPeers(g *GPU, tp int) int {
 	return min(tp, 8) - 1
 }
 
-// sglangContextGiB is the gap on one GPU: 0.84 GiB on an H100 (TP1) and
-// 0.86 GiB on four PCIe L4s, where no peer buffers are created.
-const sglangContextGiB = 0.85
+// sglangContextGiB is the gap on one GPU, the mean of the observations
+// without peer buffers: 0.84 GiB on an H100 (TP1), 0.86 GiB on four PCIe
+// L4s and 0.72 GiB on a 49,140 MiB Ada/Ampere workstation card (TP1),
+// 0.81 GiB. The gap varies by driver and CUDA release as much as by GPU;
+// the Blackwell observations (1.49 GiB on a B200, 1.80 GiB on a GB300, both
+// 2026) are larger and not modelled (sglangPreloadUnmodelled).
+const sglangContextGiB = 0.81
 
 // sglangPeerBufferGiB is the further gap per NVLink peer: 3.11 GiB was
 // logged on eight 141 GB Hopper GPUs (sgl-project/sglang#11716),
-// (3.11 − 0.85) / 7 peers. Linear in the peers is an
+// (3.11 − 0.81) / 7 peers. Linear in the peers is an
 // assumption: no TP2 or TP4 pre-load figure on an NVLink machine is among
 // the observations.
-const sglangPeerBufferGiB = 0.323
+const sglangPeerBufferGiB = 0.329
 
 // nvlinkFabric says the GPU is sold as an NVLink-switch (SXM/HGX) part, where
 // SGLang's custom all-reduce runs between all TP ranks. PCIe cards (L4, A10G,

@@ -16,7 +16,7 @@ import (
 // pre = nvidia-smi memory.total and the weights from the catalog's
 // parameter counts.
 // The budgets were recomputed in Python with the engine's arithmetic:
-// pre = memory.total − the start-up gap (0.85 GiB, 3.1 GiB at TP8), budget =
+// pre = memory.total − the start-up gap (0.81 GiB, 3.11 GiB at TP8), budget =
 // (pre − weights − 0.3 GiB load buffers) − pre × (1 − mem_fraction_static).
 func TestPoolEndToEnd(t *testing.T) {
 	tests := []struct {
@@ -34,13 +34,13 @@ func TestPoolEndToEnd(t *testing.T) {
 		{
 			// 8,030,261,248 params × 2 B; mem_fraction_static 0.830.
 			name: "Llama-3.1-8B on H100, defaults", model: "meta-llama/Llama-3.1-8B-Instruct", gpu: "NVIDIA-H100-80GB-HBM3",
-			weights: 16060522496, budget: 53842102386, pool: 410782, maxReq: 131071, fullCtx: 3, swa: nil,
+			weights: 16060522496, budget: 53877750615, pool: 411054, maxReq: 131071, fullCtx: 3, swa: nil,
 		},
 		{
 			// 70,553,706,496 × 2 / 8 per GPU; mem_fraction_static 0.893.
 			name: "Llama-3.1-70B on H200 TP8", model: "meta-llama/Llama-3.1-70B-Instruct", gpu: "nvidia-h200-141gb",
 			args:    []string{"--tp-size", "8"},
-			weights: 17638426624, budget: 113680518317, pool: 2775403, maxReq: 131071, fullCtx: 21, swa: nil,
+			weights: 17638426624, budget: 113678600614, pool: 2775356, maxReq: 131071, fullCtx: 21, swa: nil,
 		},
 		{
 			// FP8 linear layers at 1 B, embeddings and lm_head bf16, over 8
@@ -48,13 +48,13 @@ func TestPoolEndToEnd(t *testing.T) {
 			// 163,840 (yarn factor not applied: original_max_position_embeddings).
 			name: "DeepSeek-V3 on H200 TP8", model: "deepseek-ai/DeepSeek-V3", gpu: "H200",
 			args:    []string{"--tp-size", "8"},
-			weights: 84109972160, budget: 47798630418, pool: 680194, maxReq: 163839, fullCtx: 4, swa: nil,
+			weights: 84109972160, budget: 47796704125, pool: 680167, maxReq: 163839, fullCtx: 4, swa: nil,
 		},
 		{
 			// MXFP4 experts at 4.25 bits, the rest bf16; hybrid SWA cell
 			// 66,355.2 with Python float floor division; SWA pool = int(full × 0.8).
 			name: "gpt-oss-120b on H100", model: "openai/gpt-oss-120b", gpu: "H100-80GB",
-			weights: 65190340224, budget: 4712284658, pool: 71016, maxReq: 71015, fullCtx: 0, swa: int64(56812),
+			weights: 65190340224, budget: 4747932887, pool: 71553, maxReq: 71552, fullCtx: 0, swa: int64(57242),
 		},
 	}
 	for _, tt := range tests {

@@ -9,19 +9,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvlint/kvlint/deploy"
 	"github.com/kvlint/kvlint/engine"
 )
 
 // startupLog is one row of testdata/startup_logs.json: what a public startup
 // log says an engine allocated, and the inputs it was started with.
 type startupLog struct {
-	Engine     string   `json:"engine"`
-	Source     string   `json:"source"`
-	Model      string   `json:"model"`
-	Catalog    string   `json:"catalog"`
-	GPU        string   `json:"gpu"`
-	Args       []string `json:"args"`
-	Release    string   `json:"release"`
+	Engine  string   `json:"engine"`
+	Source  string   `json:"source"`
+	Model   string   `json:"model"`
+	Catalog string   `json:"catalog"`
+	GPU     string   `json:"gpu"`
+	Args    []string `json:"args"`
+	Release string   `json:"release"`
+	// Version is the engine release the log names, when it does: the
+	// server is then sized with that release's defaults (the default
+	// --mem-fraction-static of an SGLang release, vLLM's utilization),
+	// as check.Run sizes a server whose image or pin names it. Release
+	// above is free text for the reader.
+	Version    string   `json:"version"`
 	KVGiB      *float64 `json:"logged_kv_gib"`
 	Tokens     *int64   `json:"logged_tokens"`
 	PoolTokens *int64   `json:"logged_pool_tokens"`
@@ -143,6 +150,9 @@ func (l startupLog) estimate() Estimate {
 		prog = engine.VLLMServer
 	}
 	s := parsedServer(prog, l.Model, l.GPU, l.Args...)
+	if l.Version != "" {
+		s.Release = deploy.Release{Engine: s.Engine, Version: l.Version, Source: "startup log " + l.Source}
+	}
 	opt := Options{}
 	if l.Catalog != l.Model {
 		opt.ModelConfigs = map[string]string{l.Model: l.Catalog}
