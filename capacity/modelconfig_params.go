@@ -20,9 +20,9 @@ import (
 // below names its file.
 //
 // A model_type not listed, or a shape the layout needs that the config does
-// not give, leaves the count unknown: weights are then not guessed. Falcon
-// and GPT-NeoX are not listed: SGLang has no model class for them, so
-// there is no allocation to read.
+// not give, leaves the count unknown: weights are then not guessed. The
+// older and rarer layouts are in modelconfig_params_more.go (GPT-NeoX,
+// Falcon, BLOOM and MPT read from vLLM's classes, which SGLang lacks).
 //
 // Multimodal checkpoints (a text sub-config) are counted for the language
 // model only; the vision tower's own weights are not counted, and the
@@ -40,6 +40,8 @@ type paramCount struct {
 	tied bool
 	// note says what was left out (a vision tower), or "".
 	note string
+	// layout is the model_type whose tensors were counted.
+	layout string
 }
 
 // shapeReader reads the integer shapes of one config object, remembering the
@@ -145,7 +147,17 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	var perLayer, attn, experts, extra float64
 	var c paramCount
 	h0 := h // the final norm's weight
-	switch modelType {
+	vocabRows, embedDim := v, h
+	// The class is chosen by architectures[0]; the model_type names the
+	// layout everywhere but in InternLM2's first uploads, whose config
+	// still said model_type internlm over the InternLM2ForCausalLM class
+	// (internlm/internlm2-chat-7b before its config was renamed).
+	layout := modelType
+	if arch, _ := top.obj["architectures"].([]any); modelType == "internlm" && len(arch) > 0 && arch[0] == "InternLM2ForCausalLM" {
+		layout = "internlm2"
+	}
+	c.layout = layout
+	switch layout {
 	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo":
 		// models/llama.py (LlamaAttention, LlamaMLP, LlamaDecoderLayer);
 		// mistral.py, exaone.py (the same tensors under GPT-2-like names)
@@ -413,12 +425,17 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		attn = mlaAttention(s, h, heads, vhd)
 		perLayer = attn + 3*h*s.need("intermediate_size") + 2*h
 	default:
-		return paramCount{}, false
+		t, ok := countMoreLayouts(s, text, top, layout, layoutDims{h: h, l: l, v: v, heads: heads, kv: kv, hd: hd})
+		if !ok {
+			return paramCount{}, false
+		}
+		perLayer, attn, experts, extra, h0, tied = t.perLayer, t.attn, t.experts, t.extra, t.finalNorm, t.tied
+		vocabRows, embedDim = t.vocabRows, t.embedDim
 	}
 	if s.missing != "" {
 		return paramCount{}, false
 	}
-	embed := v * h
+	embed := vocabRows * embedDim
 	lmHead := embed
 	if tied {
 		lmHead = 0
@@ -517,7 +534,7 @@ func countMLAMoE(s *shapeReader, text, top *configReader, modelType string, h, l
 	if total > maxCountedParams {
 		return paramCount{}, false
 	}
-	return paramCount{total: int64(total), attention: int64(l * attn), experts: int64(experts), tied: tied}, true
+	return paramCount{total: int64(total), attention: int64(l * attn), experts: int64(experts), tied: tied, layout: modelType}, true
 }
 
 // applyParamCount sets the model's parameter counts from the config shapes
@@ -531,7 +548,11 @@ func applyParamCount(text, top *configReader, m *Model) {
 	// The weights split puts the embedding and the lm_head on different
 	// pipeline stages: say whether the class allocates the latter.
 	m.TieWordEmbeddings = c.tied
-	m.ParamsSource = "computed from the config.json shapes (embeddings, attention, MLP or experts, norms; " + m.ModelType + " layout)"
+	layout := c.layout
+	if layout == "" {
+		layout = m.ModelType
+	}
+	m.ParamsSource = "computed from the config.json shapes (embeddings, attention, MLP or experts, norms; " + layout + " layout)"
 	if c.note != "" {
 		m.ParamsSource += fmt.Sprintf("; %s", c.note)
 	}
