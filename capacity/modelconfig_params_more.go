@@ -4,7 +4,8 @@ import "math"
 
 // More layouts for countParams: the families whose checkpoints are still
 // deployed (OPT, Phi-2, GPT-NeoX/Pythia, Falcon, BLOOM, MPT, Baichuan,
-// ChatGLM, Qwen 1, Granite, OLMoE, Persimmon, Orion, XVERSE, DBRX).
+// ChatGLM, Qwen 1, Granite, OLMoE, Persimmon, Orion, XVERSE, MiniCPM 1/2,
+// DBRX).
 //
 // Each case names the model class whose __init__ was read. Where SGLang
 // serves the family, its class (modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8
@@ -322,16 +323,21 @@ func countMoreLayouts(s *shapeReader, text, top *configReader, layout string, d 
 		t.vocabRows = math.Ceil(v/64) * 64
 		t.attn = mha + 3*h
 		t.perLayer = t.attn + 3*h*math.Floor(s.need("intermediate_size")/2) + 2*h
-	case "granite", "xverse", "orion":
-		// models/granite.py, xverse.py, orion.py: Llama's tensors with
-		// no bias (qkv_proj, o_proj, gate_up_proj and down_proj all
-		// bias=False, whatever attention_bias says: a config asking for
-		// biases is not one of these checkpoints); granite.py and xverse.py
-		// use two RMSNorms per layer, orion.py nn.LayerNorm (weight and
-		// bias). Granite and Orion tie the lm_head to the embedding when
-		// tie_word_embeddings (required: their configs state it); XVERSE
-		// always allocates its own.
+	case "granite", "xverse", "orion", "minicpm":
+		// models/granite.py, xverse.py, orion.py, minicpm.py: Llama's
+		// tensors with no bias (qkv_proj, o_proj, gate_up_proj and
+		// down_proj all bias=False, whatever attention_bias says: a config
+		// asking for biases is not one of these checkpoints); granite.py,
+		// xverse.py and minicpm.py use two RMSNorms per layer, orion.py
+		// nn.LayerNorm (weight and bias). Granite, Orion and MiniCPM tie
+		// the lm_head to the embedding when tie_word_embeddings (required:
+		// their configs state it); XVERSE always allocates its own.
+		// MiniCPM's scale_emb and dim_model_base are scalars, not tensors;
+		// its MoE configs (num_experts) are not this dense layout.
 		if s.flag("attention_bias", false) || s.flag("mlp_bias", false) {
+			return t, false
+		}
+		if layout == "minicpm" && s.opt("num_experts", 0) > 0 {
 			return t, false
 		}
 		t.attn = h*heads*hd + 2*h*kv*hd + heads*hd*h

@@ -66,6 +66,12 @@ const (
  "hidden_size": 1536, "intermediate_size": 512, "num_hidden_layers": 32, "num_attention_heads": 24,
  "num_key_value_heads": 8, "num_local_experts": 40, "num_experts_per_tok": 8, "attention_bias": false,
  "tie_word_embeddings": true, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`
+	// openbmb/MiniCPM-2B-sft-bf16: width 2304, 40 layers, 36 heads, MLP
+	// 5760, vocabulary 122753, tied embeddings.
+	minicpm2b = `{"architectures": ["MiniCPMForCausalLM"], "model_type": "minicpm", "vocab_size": 122753,
+ "hidden_size": 2304, "intermediate_size": 5760, "num_hidden_layers": 40, "num_attention_heads": 36,
+ "num_key_value_heads": 36, "scale_emb": 12, "dim_model_base": 256, "scale_depth": 1.4,
+ "tie_word_embeddings": true, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}`
 	// databricks/dbrx-instruct: d_model 6144, 48 heads (8 KV), 40 layers,
 	// 16 experts of 10752, 4 active, vocabulary 100352.
 	dbrx = `{"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "vocab_size": 100352,
@@ -197,6 +203,14 @@ func TestCountParamsMoreLayouts(t *testing.T) {
 		// InternLM2ForCausalLM class) counts as internlm2-7b: 7.74B.
 		{id: "internlm/internlm2-chat-7b", layout: "internlm2", exact: 7737708544, checks: []check{
 			{"total (7.74B)", 7.74, 0.01, total},
+		}},
+		// 122753×2304 (tied) + 40 × (4×2304², 3×2304×5760, 2×2304) + 2304
+		// = 2,724,880,896; MiniCPM paper (arXiv:2404.06395): 2.4B
+		// non-embedding parameters.
+		{id: "openbmb/MiniCPM-2B-sft-bf16", config: minicpm2b, layout: "minicpm", exact: 2724880896, checks: []check{
+			{"non-embedding (2.4B)", 2.4, 0.05 / 2.4, func(m *Model) float64 {
+				return float64(m.Params-int64(m.VocabSize)*int64(m.HiddenSize)) / 1e9
+			}},
 		}},
 		// 2 × 100352×6144 + 40 × (6144×(48+16)×128 + 6144², 16 × 3 ×
 		// 6144×10752, 6144×16 router, 2×6144) + 6144 = 131,596,523,520;
