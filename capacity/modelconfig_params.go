@@ -153,19 +153,32 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	// still said model_type internlm over the InternLM2ForCausalLM class
 	// (internlm/internlm2-chat-7b before its config was renamed).
 	layout := modelType
-	if arch, _ := top.obj["architectures"].([]any); modelType == "internlm" && len(arch) > 0 && arch[0] == "InternLM2ForCausalLM" {
+	arch0 := ""
+	if arch, _ := top.obj["architectures"].([]any); len(arch) > 0 {
+		arch0, _ = arch[0].(string)
+	}
+	switch {
+	case modelType == "internlm" && arch0 == "InternLM2ForCausalLM":
 		layout = "internlm2"
+	case modelType == "llava" && arch0 == "LlavaLlamaForCausalLM" && text == top:
+		// LLaVA 1.5's own checkpoints (liuhaotian/llava-v1.5-*) keep the
+		// Llama shapes at the top level: SGLang's LlavaLlamaForCausalLM
+		// builds LlamaForCausalLM from them (models/llava.py), beside a
+		// projector and a CLIP tower the config names but does not shape.
+		layout = "llama"
 	}
 	c.layout = layout
 	switch layout {
-	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo":
+	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo", "ministral3":
 		// models/llama.py (LlamaAttention, LlamaMLP, LlamaDecoderLayer);
 		// mistral.py, exaone.py (the same tensors under GPT-2-like names)
 		// and phi3 (served by llama.py's Phi3ForCausalLM) keep the layout;
 		// qwen2.py adds q/k/v biases (bias=True on qkv_proj), qwen3.py
 		// per-head q_norm/k_norm RMSNorms. The Qwen2-VL, Qwen2.5-VL and
 		// Qwen3-VL language models are qwen2.py's Qwen2Model and qwen3.py's
-		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py); mimo.py's
+		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py);
+		// ministral3.py's Ministral3ForCausalLM is LlamaForCausalLM with
+		// Llama 4 attention scaling (a scalar, not a tensor); mimo.py's
 		// MiMoModel is a Qwen2Model whose mtp_layers weights are skipped
 		// at load (not counted).
 		attn = gqa
@@ -454,6 +467,8 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		c.note = "only the language model (" + text.prefix + ") is counted: the vision tower is not"
 	} else if _, vision := top.obj["vision_config"].(map[string]any); vision {
 		c.note = "only the language model is counted: the vision tower (vision_config) is not"
+	} else if modelType == "llava" {
+		c.note = "only the language model is counted: the vision tower and projector are not"
 	}
 	return c, true
 }

@@ -212,6 +212,26 @@ func TestCountParamsMoreLayouts(t *testing.T) {
 				return float64(m.Params-int64(m.VocabSize)*int64(m.HiddenSize)) / 1e9
 			}},
 		}},
+		// liuhaotian/llava-v1.5-7b (configs.jsonl): its language model is
+		// Vicuna-7B, Llama 2 7B's shapes, 6,738,415,616 parameters (2 ×
+		// 32000×4096 + 32 × (4×4096², 3×4096×11008, 2×4096) + 4096; Llama 2
+		// paper: 7B); the CLIP tower and projector are not counted.
+		{id: "liuhaotian/llava-v1.5-7b", layout: "llama", exact: 6738415616, checks: []check{
+			{"language model (7B)", 7, 0.5, total},
+		}},
+		// mistralai/Devstral-Small-2-24B-Instruct-2512 (configs.jsonl, a
+		// text_config of model_type ministral3): 2 × 131072×5120 + 40 ×
+		// (2×5120×4096 + 2×5120×1024, 3×5120×32768, 2×5120) + 5120 =
+		// 23,572,403,200; the name's 24B.
+		{id: "mistralai/Devstral-Small-2-24B-Instruct-2512", layout: "ministral3", exact: 23572403200, checks: []check{
+			{"language model (24B)", 24, 0.5, total},
+		}},
+		// mistralai/Devstral-2-123B-Instruct-2512 (configs.jsonl): Mistral
+		// Large 2's 88 layers of width 12288 (123B with its 32,768-entry
+		// vocabulary) over a 131,072-entry one: 2 × 131072×12288 + 88 ×
+		// (2×12288² + 2×12288×1024, 3×12288×28672, 2×12288) + 12288 =
+		// 125,025,988,608, the hand count pinned.
+		{id: "mistralai/Devstral-2-123B-Instruct-2512", layout: "ministral3", exact: 125025988608},
 		// 2 × 100352×6144 + 40 × (6144×(48+16)×128 + 6144², 16 × 3 ×
 		// 6144×10752, 6144×16 router, 2×6144) + 6144 = 131,596,523,520;
 		// model card: 132B total, 36B active.
