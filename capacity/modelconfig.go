@@ -419,6 +419,11 @@ func totalKVHeads(text, top *configReader, m *Model) int {
 	if !newDecoder && text.bool("multi_query") {
 		return 1
 	}
+	// MPT and DBRX keep the count in attn_config (the branch of
+	// get_total_num_kv_heads before the attribute list).
+	if mt := top.str("model_type"); mt == "mpt" || mt == "dbrx" {
+		return attnConfigKVHeads(top, mt, m.Heads)
+	}
 	for _, key := range []string{"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"} {
 		if text.has(key) {
 			n, _ := text.int(key, maxHeads)
@@ -696,6 +701,23 @@ var attributeMaps = map[string]map[string]string{
 	"gptj":        {"hidden_size": "n_embd", "max_position_embeddings": "n_positions", "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"},
 	"falcon":      {"hidden_size": "n_embed"},
 	"exaone":      {"num_hidden_layers": "num_layers"},
+	// BloomConfig.attribute_map, and its n_embed kwarg read as hidden_size
+	// (huggingface/transformers@d94ee404add5208a61220111258cbafa50aaa297
+	// src/transformers/models/bloom/configuration_bloom.py
+	// BloomConfig.__init__: "Backward compatibility with n_embed kwarg").
+	"bloom": {"num_hidden_layers": "n_layer", "num_attention_heads": "n_head", "hidden_size": "n_embed"},
+	// MptConfig.attribute_map (huggingface/transformers@05699a763e76ee438fa65e6eeae4a294ea0026f5
+	// src/transformers/models/mpt/configuration_mpt.py); SGLang's
+	// DbrxConfig.attribute_map adds max_seq_len
+	// (modal-projects/sglang@8905cbd42f4a27dbecad6487cd3904278756fef8
+	// python/sglang/srt/configs/dbrx.py).
+	"mpt":  {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers"},
+	"dbrx": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers", "max_position_embeddings": "max_seq_len"},
+	// SGLang's ChatGLMConfig, registered for model_type chatglm, maps
+	// num_hidden_layers to num_layers and sets vocab_size from
+	// padded_vocab_size (python/sglang/srt/configs/chatglm.py
+	// ChatGLMConfig at the same commit).
+	"chatglm": {"num_hidden_layers": "num_layers", "vocab_size": "padded_vocab_size"},
 }
 
 // classDefaults are the __init__ defaults of transformers config classes
@@ -738,8 +760,15 @@ var classDefaults = map[string]map[string]int64{
 }
 
 // classDefaultBools are the boolean class defaults, as classDefaults.
+//
+// FalconConfig's multi_query defaults to True
+// (transformers@5fd8edad2a672d6a10d6352b62b823d56c3032bf
+// models/falcon/configuration_falcon.py FalconConfig.__init__): a falcon
+// config that omits it has one KV head (get_total_num_kv_heads reads the
+// loaded config's multi_query).
 var classDefaultBools = map[string]map[string]bool{
 	"gemma3_text": {"tie_word_embeddings": true},
+	"falcon":      {"multi_query": true},
 }
 
 // applyClassDefaults fills the keys the config omits with its class's

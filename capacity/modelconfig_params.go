@@ -20,9 +20,9 @@ import (
 // below names its file.
 //
 // A model_type not listed, or a shape the layout needs that the config does
-// not give, leaves the count unknown: weights are then not guessed. Falcon
-// and GPT-NeoX are not listed: SGLang has no model class for them, so
-// there is no allocation to read.
+// not give, leaves the count unknown: weights are then not guessed. The
+// older and rarer layouts are in modelconfig_params_more.go (GPT-NeoX,
+// Falcon, BLOOM and MPT read from vLLM's classes, which SGLang lacks).
 //
 // Multimodal checkpoints (a text sub-config) are counted for the language
 // model only; the vision tower's own weights are not counted, and the
@@ -40,6 +40,8 @@ type paramCount struct {
 	tied bool
 	// note says what was left out (a vision tower), or "".
 	note string
+	// layout is the model_type whose tensors were counted.
+	layout string
 }
 
 // shapeReader reads the integer shapes of one config object, remembering the
@@ -145,15 +147,38 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 	var perLayer, attn, experts, extra float64
 	var c paramCount
 	h0 := h // the final norm's weight
-	switch modelType {
-	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo":
+	vocabRows, embedDim := v, h
+	// The class is chosen by architectures[0]; the model_type names the
+	// layout everywhere but in InternLM2's first uploads, whose config
+	// still said model_type internlm over the InternLM2ForCausalLM class
+	// (internlm/internlm2-chat-7b before its config was renamed).
+	layout := modelType
+	arch0 := ""
+	if arch, _ := top.obj["architectures"].([]any); len(arch) > 0 {
+		arch0, _ = arch[0].(string)
+	}
+	switch {
+	case modelType == "internlm" && arch0 == "InternLM2ForCausalLM":
+		layout = "internlm2"
+	case modelType == "llava" && arch0 == "LlavaLlamaForCausalLM" && text == top:
+		// LLaVA 1.5's own checkpoints (liuhaotian/llava-v1.5-*) keep the
+		// Llama shapes at the top level: SGLang's LlavaLlamaForCausalLM
+		// builds LlamaForCausalLM from them (models/llava.py), beside a
+		// projector and a CLIP tower the config names but does not shape.
+		layout = "llama"
+	}
+	c.layout = layout
+	switch layout {
+	case "llama", "mistral", "phi3", "qwen2", "qwen3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl_text", "exaone", "mimo", "ministral3":
 		// models/llama.py (LlamaAttention, LlamaMLP, LlamaDecoderLayer);
 		// mistral.py, exaone.py (the same tensors under GPT-2-like names)
 		// and phi3 (served by llama.py's Phi3ForCausalLM) keep the layout;
 		// qwen2.py adds q/k/v biases (bias=True on qkv_proj), qwen3.py
 		// per-head q_norm/k_norm RMSNorms. The Qwen2-VL, Qwen2.5-VL and
 		// Qwen3-VL language models are qwen2.py's Qwen2Model and qwen3.py's
-		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py); mimo.py's
+		// Qwen3Model (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py);
+		// ministral3.py's Ministral3ForCausalLM is LlamaForCausalLM with
+		// Llama 4 attention scaling (a scalar, not a tensor); mimo.py's
 		// MiMoModel is a Qwen2Model whose mtp_layers weights are skipped
 		// at load (not counted).
 		attn = gqa
@@ -413,12 +438,17 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		attn = mlaAttention(s, h, heads, vhd)
 		perLayer = attn + 3*h*s.need("intermediate_size") + 2*h
 	default:
-		return paramCount{}, false
+		t, ok := countMoreLayouts(s, text, top, layout, layoutDims{h: h, l: l, v: v, heads: heads, kv: kv, hd: hd})
+		if !ok {
+			return paramCount{}, false
+		}
+		perLayer, attn, experts, extra, h0, tied = t.perLayer, t.attn, t.experts, t.extra, t.finalNorm, t.tied
+		vocabRows, embedDim = t.vocabRows, t.embedDim
 	}
 	if s.missing != "" {
 		return paramCount{}, false
 	}
-	embed := v * h
+	embed := vocabRows * embedDim
 	lmHead := embed
 	if tied {
 		lmHead = 0
@@ -437,6 +467,8 @@ func countParams(text, top *configReader, modelType string) (paramCount, bool) {
 		c.note = "only the language model (" + text.prefix + ") is counted: the vision tower is not"
 	} else if _, vision := top.obj["vision_config"].(map[string]any); vision {
 		c.note = "only the language model is counted: the vision tower (vision_config) is not"
+	} else if modelType == "llava" {
+		c.note = "only the language model is counted: the vision tower and projector are not"
 	}
 	return c, true
 }
@@ -517,7 +549,7 @@ func countMLAMoE(s *shapeReader, text, top *configReader, modelType string, h, l
 	if total > maxCountedParams {
 		return paramCount{}, false
 	}
-	return paramCount{total: int64(total), attention: int64(l * attn), experts: int64(experts), tied: tied}, true
+	return paramCount{total: int64(total), attention: int64(l * attn), experts: int64(experts), tied: tied, layout: modelType}, true
 }
 
 // applyParamCount sets the model's parameter counts from the config shapes
@@ -531,7 +563,11 @@ func applyParamCount(text, top *configReader, m *Model) {
 	// The weights split puts the embedding and the lm_head on different
 	// pipeline stages: say whether the class allocates the latter.
 	m.TieWordEmbeddings = c.tied
-	m.ParamsSource = "computed from the config.json shapes (embeddings, attention, MLP or experts, norms; " + m.ModelType + " layout)"
+	layout := c.layout
+	if layout == "" {
+		layout = m.ModelType
+	}
+	m.ParamsSource = "computed from the config.json shapes (embeddings, attention, MLP or experts, norms; " + layout + " layout)"
 	if c.note != "" {
 		m.ParamsSource += fmt.Sprintf("; %s", c.note)
 	}

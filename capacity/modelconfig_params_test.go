@@ -250,7 +250,7 @@ func TestCountParamsPublished(t *testing.T) {
 // unknown; the config still reads.
 func TestCountParamsUnknown(t *testing.T) {
 	for name, text := range map[string]string{
-		"unlisted family": `{"model_type": "falcon", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}`,
+		"unlisted family": `{"model_type": "gpt_bigcode", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}`,
 		"no MLP width":    `{"model_type": "gemma", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}`,
 		"per-layer moe_layer_freq list": `{"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
 			"q_lora_rank": 8, "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8, "n_routed_experts": 4,

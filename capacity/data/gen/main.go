@@ -80,6 +80,15 @@ var keptKeys = map[string]bool{
 	"topk_method": true, "use_qk_norm": true, "bias": true, "mlp_bias": true,
 	"index_k_norm_type": true, "use_qkv_bias": true, "qk_layernorm": true, "use_bias": true,
 	"use_routing_bias": true, "qk_norm_type": true,
+	// The older layouts (capacity/modelconfig_params_more.go): OPT, Falcon,
+	// MPT and DBRX (with their attn_config/ffn_config objects), ChatGLM.
+	"ffn_dim": true, "word_embed_proj_dim": true, "enable_bias": true,
+	"layer_norm_elementwise_affine": true, "do_layer_norm_before": true, "_remove_final_layer_norm": true,
+	"parallel_attn": true, "num_ln_in_parallel_attn": true, "ffn_hidden_size": true,
+	"d_model": true, "n_heads": true, "n_layers": true, "expansion_ratio": true, "no_bias": true,
+	"attn_config": true, "ffn_config": true, "padded_vocab_size": true,
+	"multi_query_attention": true, "add_bias_linear": true, "add_qkv_bias": true,
+	"rmsnorm": true, "post_layer_norm": true,
 	// GPT-2-style names that transformers' attribute_map reads as the
 	// standard ones (capacity.attributeMaps).
 	"n_embd": true, "n_embed": true, "n_layer": true, "n_head": true, "n_positions": true, "n_inner": true,
