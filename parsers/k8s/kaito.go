@@ -22,35 +22,25 @@ type ControllerLaunch struct {
 	NoKVCache bool
 }
 
-// kaitoWorkspace notes a KAITO Workspace that serves a model. KAITO builds
-// the engine's command line in its controller from the preset and the
-// inference ConfigMap (kaito-project/kaito@056b8280b1a8
+// kaitoWorkspace notes a KAITO Workspace that serves a model from a
+// preset. KAITO builds the engine's command line in its controller from
+// the preset and the inference ConfigMap (kaito-project/kaito@056b8280b1a8
 // pkg/workspace/inference/preset_inferences.go), so no file holds it. Its
 // runtime is vLLM unless the kaito.sh/runtime annotation says
 // "transformers" (api/v1beta1/labels.go GetWorkspaceRuntimeName; the vLLM
-// feature gate is on by default, pkg/featuregates/featuregates.go). A
-// Workspace whose inference section is absent (tuning) serves nothing.
+// feature gate is on by default, pkg/featuregates/featuregates.go). An
+// inference.template is a pod spec the user writes, walked like any other;
+// a Workspace without an inference section (tuning) serves nothing.
 func (p *parser) kaitoWorkspace(o *object, n *yaml.Node) {
-	inf := yamlsrc.Get(n, "inference")
-	if inf == nil || inf.Kind != yaml.MappingNode {
+	name := yamlsrc.Path(n, "inference", "preset", "name")
+	preset, ok := yamlsrc.Str(name)
+	if !ok || strings.TrimSpace(preset) == "" {
 		return
-	}
-	at := yamlsrc.Path(inf, "preset", "name")
-	what := "KAITO Workspace " + o.name
-	if name, ok := yamlsrc.Str(at); ok && name != "" {
-		what += " (preset " + name + ")"
-	} else {
-		at = yamlsrc.Get(n, "inference")
-		for _, pr := range yamlsrc.Pairs(n) {
-			if pr.Key.Value == "inference" {
-				at = pr.Key
-			}
-		}
 	}
 	runtime, _ := yamlsrc.Str(yamlsrc.Path(n, "metadata", "annotations", "kaito.sh/runtime"))
 	p.controlled = append(p.controlled, ControllerLaunch{
-		Span:      p.src.Value(at).Span,
-		Text:      what,
+		Span:      p.src.Value(name).Span,
+		Text:      "KAITO Workspace " + o.name + " (preset " + preset + ")",
 		NoKVCache: strings.TrimSpace(runtime) == "transformers",
 	})
 }

@@ -244,7 +244,6 @@ func (p *parser) object(n *yaml.Node, lists int) {
 	}
 	if kind == "Workspace" && strings.HasPrefix(apiVersion, "kaito.sh/") {
 		p.kaitoWorkspace(o, n)
-		return
 	}
 	start := len(p.servers)
 	p.walk(o, n, nil, 0)
