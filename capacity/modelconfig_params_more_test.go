@@ -87,17 +87,6 @@ const (
 // the hand count of the comment, so dropping any term (one bias or norm
 // vector) fails.
 func TestCountParamsMoreLayouts(t *testing.T) {
-	type check struct {
-		what     string
-		billions float64
-		tol      float64 // relative (< 0.1) or absolute billions
-		got      func(m *Model) float64
-	}
-	total := func(m *Model) float64 { return float64(m.Params) / 1e9 }
-	activeLessEmbed := func(m *Model) float64 {
-		routed := float64(m.ExpertParams) * float64(m.ExpertsPerToken) / float64(m.Experts)
-		return (float64(m.Params)-float64(m.ExpertParams)+routed)/1e9 - float64(m.VocabSize)*float64(m.HiddenSize)/1e9
-	}
 	tests := []struct {
 		id, config string // config "" = the configs.jsonl copy
 		layout     string
@@ -260,16 +249,7 @@ func TestCountParamsMoreLayouts(t *testing.T) {
 		if !strings.Contains(m.ParamsSource, "; "+tt.layout+" layout") {
 			t.Errorf("%s: params source %q", tt.id, m.ParamsSource)
 		}
-		for _, c := range tt.checks {
-			got := c.got(m)
-			tol := c.tol
-			if tol < 0.1 {
-				tol *= c.billions
-			}
-			if got < c.billions-tol || got > c.billions+tol {
-				t.Errorf("%s %s: %.4fB, published %gB ± %gB", tt.id, c.what, got, c.billions, tol)
-			}
-		}
+		checkPublished(t, tt.id, m, tt.checks)
 	}
 }
 

@@ -84,24 +84,6 @@ const (
 // count this layout yields today, pinned so that dropping any tensor term
 // (one norm vector included) fails the test.
 func TestCountParamsPublished(t *testing.T) {
-	type check struct {
-		what     string
-		billions float64 // the publisher's figure
-		tol      float64 // relative (0.01) or, when >= 0.1, absolute billions
-		got      func(m *Model) float64
-	}
-	total := func(m *Model) float64 { return float64(m.Params) / 1e9 }
-	nonEmbed := func(m *Model) float64 { return float64(m.Params-int64(m.VocabSize)*int64(m.HiddenSize)) / 1e9 }
-	// Publishers count active parameters two ways: Meta and Microsoft
-	// count every matrix a token touches, DeepSeek and OpenAI leave out the
-	// input embedding (a lookup, not a matrix product).
-	active := func(m *Model) float64 {
-		routed := float64(m.ExpertParams) * float64(m.ExpertsPerToken) / float64(m.Experts)
-		return (float64(m.Params) - float64(m.ExpertParams) + routed) / 1e9
-	}
-	activeLessEmbed := func(m *Model) float64 {
-		return active(m) - float64(m.VocabSize)*float64(m.HiddenSize)/1e9
-	}
 	tests := []struct {
 		id     string
 		config string // "" = the configs.jsonl copy
@@ -233,15 +215,47 @@ func TestCountParamsPublished(t *testing.T) {
 		if !strings.Contains(m.ParamsSource, "computed from the config.json shapes") || !strings.Contains(m.ParamsSource, tt.note) {
 			t.Errorf("%s: params source %q", tt.id, m.ParamsSource)
 		}
-		for _, c := range tt.checks {
-			got := c.got(m)
-			tol := c.tol
-			if tol < 0.1 {
-				tol *= c.billions
-			}
-			if got < c.billions-tol || got > c.billions+tol {
-				t.Errorf("%s %s: %.4fB, published %gB ± %gB", tt.id, c.what, got, c.billions, tol)
-			}
+		checkPublished(t, tt.id, m, tt.checks)
+	}
+}
+
+// check is one published figure a parameter count is held to.
+type check struct {
+	what     string
+	billions float64 // the publisher's figure
+	tol      float64 // relative (0.01) or, when >= 0.1, absolute billions
+	got      func(m *Model) float64
+}
+
+func total(m *Model) float64 { return float64(m.Params) / 1e9 }
+
+func nonEmbed(m *Model) float64 {
+	return float64(m.Params-int64(m.VocabSize)*int64(m.HiddenSize)) / 1e9
+}
+
+// Publishers count active parameters two ways: Meta and Microsoft count
+// every matrix a token touches, DeepSeek and OpenAI leave out the input
+// embedding (a lookup, not a matrix product).
+func active(m *Model) float64 {
+	routed := float64(m.ExpertParams) * float64(m.ExpertsPerToken) / float64(m.Experts)
+	return (float64(m.Params) - float64(m.ExpertParams) + routed) / 1e9
+}
+
+func activeLessEmbed(m *Model) float64 {
+	return active(m) - float64(m.VocabSize)*float64(m.HiddenSize)/1e9
+}
+
+// checkPublished holds m's count to each published figure of checks.
+func checkPublished(t *testing.T, id string, m *Model, checks []check) {
+	t.Helper()
+	for _, c := range checks {
+		got := c.got(m)
+		tol := c.tol
+		if tol < 0.1 {
+			tol *= c.billions
+		}
+		if got < c.billions-tol || got > c.billions+tol {
+			t.Errorf("%s %s: %.4fB, published %gB ± %gB", id, c.what, got, c.billions, tol)
 		}
 	}
 }
