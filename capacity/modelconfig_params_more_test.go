@@ -314,14 +314,7 @@ func TestCountParamsMoreLayoutsUnknown(t *testing.T) {
 		"internlm v1 class": `{"architectures": ["InternLMForCausalLM"], "model_type": "internlm", "vocab_size": 100,
  "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "bias": true}`,
 	} {
-		m, err := ParseModelConfig(name, []byte(text), nil)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if m.Params != 0 || m.ParamsSource != "" {
-			t.Errorf("%s: params %d (%q), want unknown", name, m.Params, m.ParamsSource)
-		}
+		wantParamsUnknown(t, name, text)
 	}
 }
 

@@ -274,14 +274,7 @@ func TestCountParamsUnknown(t *testing.T) {
 		"absurd sizes": `{"model_type": "mixtral", "hidden_size": 1048576, "num_hidden_layers": 65536, "num_attention_heads": 65536,
 			"vocab_size": 1000, "num_local_experts": 1048576, "intermediate_size": 1048576}`,
 	} {
-		m, err := ParseModelConfig(name, []byte(text), nil)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if m.Params != 0 || m.ParamsSource != "" {
-			t.Errorf("%s: params %d (%q), want unknown", name, m.Params, m.ParamsSource)
-		}
+		wantParamsUnknown(t, name, text)
 	}
 }
 
@@ -408,5 +401,19 @@ func TestCountParamsMatchCuratedRows(t *testing.T) {
 		if !compared[typ] {
 			t.Errorf("no curated row of %s to compare", typ)
 		}
+	}
+}
+
+// wantParamsUnknown checks that config text reads and leaves the
+// parameter count unknown.
+func wantParamsUnknown(t *testing.T, name, text string) {
+	t.Helper()
+	m, err := ParseModelConfig(name, []byte(text), nil)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	if m.Params != 0 || m.ParamsSource != "" {
+		t.Errorf("%s: params %d (%q), want unknown", name, m.Params, m.ParamsSource)
 	}
 }
