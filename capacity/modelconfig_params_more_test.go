@@ -232,17 +232,7 @@ func TestCountParamsMoreLayouts(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		text := []byte(tt.config)
-		if tt.config == "" {
-			text = genConfig(t, tt.id)
-		}
-		m, err := ParseModelConfig(tt.id, text, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.id, err)
-		}
-		if m.Params != tt.exact {
-			t.Errorf("%s: %d params, want %d", tt.id, m.Params, tt.exact)
-		}
+		m := countedModel(t, tt.id, tt.config, tt.exact)
 		if m.ExpertParams != tt.experts {
 			t.Errorf("%s: %d expert params, want %d", tt.id, m.ExpertParams, tt.experts)
 		}

@@ -201,17 +201,7 @@ func TestCountParamsPublished(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		text := []byte(tt.config)
-		if tt.config == "" {
-			text = genConfig(t, tt.id)
-		}
-		m, err := ParseModelConfig(tt.id, text, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.id, err)
-		}
-		if m.Params != tt.exact {
-			t.Errorf("%s: %d params, want %d", tt.id, m.Params, tt.exact)
-		}
+		m := countedModel(t, tt.id, tt.config, tt.exact)
 		if !strings.Contains(m.ParamsSource, "computed from the config.json shapes") || !strings.Contains(m.ParamsSource, tt.note) {
 			t.Errorf("%s: params source %q", tt.id, m.ParamsSource)
 		}
@@ -416,4 +406,22 @@ func wantParamsUnknown(t *testing.T, name, text string) {
 	if m.Params != 0 || m.ParamsSource != "" {
 		t.Errorf("%s: params %d (%q), want unknown", name, m.Params, m.ParamsSource)
 	}
+}
+
+// countedModel reads config (or, when it is "", the configs.jsonl copy of
+// id) and checks its parameter count is exact.
+func countedModel(t *testing.T, id, config string, exact int64) *Model {
+	t.Helper()
+	text := []byte(config)
+	if config == "" {
+		text = genConfig(t, id)
+	}
+	m, err := ParseModelConfig(id, text, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	if m.Params != exact {
+		t.Errorf("%s: %d params, want %d", id, m.Params, exact)
+	}
+	return m
 }
