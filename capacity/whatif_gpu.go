@@ -2,9 +2,11 @@ package capacity
 
 // WithGPU recomputes the estimate as if the server ran on gpu, a catalog
 // GPU name, by the same steps EstimateServer takes. Like kvlint --gpu it
-// applies only where the server's files name no GPU: a GPU the files
-// declare is not overridden. ok is false for an estimate not computed from
-// a server, or for a GPU the catalog does not know.
+// stands in only where the files name no GPU kvlint can read: a GPU they
+// declare is not overridden, but one it cannot resolve is (the caller
+// decides whether such a what-if means anything). ok is false for an
+// estimate not computed from a server, or for a GPU the catalog does not
+// know. The model its estimate resolved is reused: it depends on no GPU.
 //
 // It answers "what would this server's pool be on that GPU?" for a server
 // whose files name none, so a finding can say which GPUs the deployment
@@ -22,5 +24,5 @@ func (e *Estimate) WithGPU(gpu string) (Estimate, bool) {
 		return Estimate{}, false
 	}
 	opt.GPU, opt.GPUSource = gpu, "a what-if"
-	return EstimateServer(e.inputs.server, opt), true
+	return estimateServer(e.inputs.server, opt, e.inputs.model), true
 }

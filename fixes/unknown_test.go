@@ -1,11 +1,15 @@
 package fixes_test
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/analysis"
+	"github.com/kvlint/kvlint/check"
 	"github.com/kvlint/kvlint/diag"
+	"github.com/kvlint/kvlint/rules"
 )
 
 const noGPUScript = `#!/bin/sh
@@ -75,5 +79,41 @@ python3 -m sglang.launch_server --model-path /models/private --context-length 65
 `))
 	if len(d.Fixes) != 0 {
 		t.Errorf("KV105 with the model unknown has fixes: %v", d.Fixes)
+	}
+}
+
+// A GPU the files name but kvlint cannot pin down ("Tesla-V100": 16 or
+// 32 GB) is where the pod runs: no what-if on another GPU is offered.
+func TestKV105NoWhatIfWhenFilesNameAGPU(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/pod.yaml"
+	if err := os.WriteFile(p, []byte(`apiVersion: v1
+kind: Pod
+metadata:
+  name: llama
+spec:
+  nodeSelector:
+    nvidia.com/gpu.product: Tesla-V100
+  containers:
+  - name: sglang
+    image: lmsysorg/sglang:v0.5.3
+    command: ["python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--context-length", "65536"]
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	engine, err := rules.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.Run(context.Background(), engine, check.Options{Paths: []string{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := kv105(t, res)
+	if len(d.Fixes) != 0 {
+		t.Errorf("what-ifs on GPUs the node selector rules out: %v", d.Fixes)
 	}
 }

@@ -166,7 +166,8 @@ func planFixes(res *analysis.Result, only []string, tree *edit.Tree) *fixPlan {
 		}
 		i := slices.IndexFunc(d.Fixes, func(f diag.Fix) bool { return f.Unwritable == "" && len(f.Replacements) > 0 })
 		if i < 0 {
-			p.refused = append(p.refused, refusal{d, fmt.Sprintf("%s (%s)", d.Fixes[0].Unwritable, d.Fixes[0].Description)})
+			f := d.Fixes[slices.IndexFunc(d.Fixes, func(f diag.Fix) bool { return !f.WhatIf })]
+			p.refused = append(p.refused, refusal{d, fmt.Sprintf("%s (%s)", f.Unwritable, f.Description)})
 			continue
 		}
 		fix := d.Fixes[i]
