@@ -38,8 +38,8 @@ func NewTree(paths []string) *Tree {
 // rename, so the file changes whole or not at all, keeping its permission
 // bits (a script stays executable). The checks are made again as it
 // writes, on directories opened one at a time from the checked path
-// without following a link (outfile.ReplaceBelow): a link swapped in
-// after Writable said yes is refused, never written through.
+// without following a link (outfile.ReplaceBelow): on unix, a link
+// swapped in after Writable said yes is refused, never written through.
 func (t *Tree) Write(path string, data []byte) error {
 	root, real, info, err := t.writable(path)
 	if err != nil {

@@ -72,10 +72,11 @@ func Replace(path string, data []byte) error {
 // directory root, as Replace does an output: every directory from root
 // down to the file's is opened without following a link, the file is
 // refused if it is a link or not a regular file, and data goes through a
-// temporary file renamed over it, with permission bits perm. A link
-// swapped in for any of those directories, or for the file, after the
-// checks is never written through. root is the user's choice, wherever
-// it points; a path outside it is refused.
+// temporary file renamed over it, with permission bits perm. On unix
+// (openat), a link swapped in for any of those directories, or for the
+// file, after the checks is never written through; elsewhere the checks
+// are made on paths and that race stays open. root is the user's choice,
+// wherever it points; a path outside it is refused.
 func ReplaceBelow(root, path string, data []byte, perm fs.FileMode) error {
 	root, err := filepath.Abs(root)
 	if err != nil {

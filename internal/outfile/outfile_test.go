@@ -216,11 +216,18 @@ func TestReplaceBelowRoot(t *testing.T) {
 	if err := ReplaceBelow(root, filepath.Join(root, "moved", "sub", "missing.sh"), []byte("x"), 0o644); err == nil {
 		t.Error("a missing file was created")
 	}
-	if err := ReplaceBelow(filepath.Join(root, "moved"), filepath.Join(elsewhere, "x.sh"), []byte("x"), 0o644); err == nil {
-		t.Error("a file outside the root was written")
+	mustWrite(t, filepath.Join(elsewhere, "x.sh"), "outside")
+	if err := ReplaceBelow(filepath.Join(root, "moved"), filepath.Join(elsewhere, "x.sh"), []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), "is not inside") {
+		t.Errorf("a file outside the root: %v", err)
 	}
-	// A link below the root, there before the checks, is refused.
-	if err := ReplaceBelow(root, filepath.Join(root, "deploy", "sub", "serve.sh"), []byte("x"), 0o644); err == nil {
-		t.Error("written through a directory link below the root")
+	// A link below the root, there before the checks, is refused as one
+	// (the file exists where it points).
+	mustWrite(t, filepath.Join(elsewhere, "sub", "serve.sh"), "outside")
+	var linked *LinkedDirError
+	if err := ReplaceBelow(root, filepath.Join(root, "deploy", "sub", "serve.sh"), []byte("x"), 0o644); !errors.As(err, &linked) {
+		t.Errorf("through a directory link below the root: %v", err)
+	}
+	if got := read(t, filepath.Join(elsewhere, "sub", "serve.sh")); got != "outside" {
+		t.Errorf("written through the link: %q", got)
 	}
 }
