@@ -262,6 +262,10 @@ func endpointVerdict(rep *EndpointReport) string {
 		return "another tenant's prompt makes the attacker's measurably faster: the prefix cache is shared across tenants"
 	case rep.PositiveControl.Significant && rep.Power >= minPower:
 		return "the victim's own repeat hits and another tenant's does not: no cross-tenant sharing seen, with the power shown"
+	case rep.PositiveControl.Significant && rep.Power <= 0:
+		// finite() turns a power the simulation could not compute into 0:
+		// no figure to quote.
+		return "no cross-tenant difference, and the audit's power could not be computed from the measured times: no evidence either way"
 	case rep.PositiveControl.Significant:
 		return fmt.Sprintf("no cross-tenant difference, but an audit of this size would see the victim's own gain only %.0f%% of the time (power below %.2f): too few samples, no evidence either way", 100*rep.Power, minPower)
 	default:

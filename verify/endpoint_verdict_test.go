@@ -19,6 +19,7 @@ func TestEndpointVerdictReadsTheControls(t *testing.T) {
 		{"shared", EndpointReport{Significant: true, PositiveControl: KSTest{Significant: true}, Power: 0.9}, "shared across tenants"},
 		{"isolated", EndpointReport{PositiveControl: KSTest{Significant: true}, Power: 0.95}, "no cross-tenant sharing seen, with the power shown"},
 		{"low power", EndpointReport{PositiveControl: KSTest{Significant: true}, Power: 0.42}, "only 42% of the time (power below 0.80): too few samples"},
+		{"no power figure", EndpointReport{PositiveControl: KSTest{Significant: true}}, "power could not be computed"},
 		{"no hit", EndpointReport{Power: 0.95}, "was not measurably faster either"},
 	} {
 		if got := endpointVerdict(&tc.rep); !strings.Contains(got, tc.want) {
