@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path"
 	"regexp"
 	"runtime/metrics"
 	"slices"
@@ -95,25 +94,7 @@ func (g *guard) heap() uint64 {
 // check the budget before each node. A template that does not parse is
 // left as it is (the render reports it).
 func (g *guard) instrument(c *chart.Chart) *chart.Chart {
-	cp := *c
-	cp.Templates = make([]*chart.File, len(c.Templates))
-	full := c.ChartFullPath()
-	for i, t := range c.Templates {
-		if t == nil {
-			continue
-		}
-		data := t.Data
-		if out, ok := g.rewrite(path.Join(full, t.Name), string(t.Data)); ok {
-			data = []byte(out)
-		}
-		cp.Templates[i] = &chart.File{Name: t.Name, Data: data}
-	}
-	var deps []*chart.Chart
-	for _, d := range c.Dependencies() {
-		deps = append(deps, g.instrument(d))
-	}
-	cp.SetDependencies(deps...)
-	return &cp
+	return rewriteTemplates(c, g.rewrite)
 }
 
 // rewrite parses one template and prints it back with guards, as the

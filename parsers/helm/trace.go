@@ -63,6 +63,17 @@ func newTracer() *tracer { return &tracer{sources: map[string]string{}} }
 // write markers around what each node writes. A template that does not parse
 // is left as it is (the plain render reports it).
 func (tr *tracer) instrument(c *chart.Chart, m mode) *chart.Chart {
+	return rewriteTemplates(c, func(name, src string) (string, bool) {
+		tr.sources[name] = src
+		return tr.rewrite(name, src, m)
+	})
+}
+
+// rewriteTemplates returns a copy of chart c and its subcharts whose
+// templates are rewrite's output for their full name and text; a template
+// rewrite declines (ok false) is kept as it is. The chart itself is not
+// changed.
+func rewriteTemplates(c *chart.Chart, rewrite func(name, src string) (string, bool)) *chart.Chart {
 	cp := *c
 	cp.Templates = make([]*chart.File, len(c.Templates))
 	full := c.ChartFullPath()
@@ -70,18 +81,15 @@ func (tr *tracer) instrument(c *chart.Chart, m mode) *chart.Chart {
 		if t == nil {
 			continue
 		}
-		name := path.Join(full, t.Name)
-		src := string(t.Data)
-		tr.sources[name] = src
 		data := t.Data
-		if out, ok := tr.rewrite(name, src, m); ok {
+		if out, ok := rewrite(path.Join(full, t.Name), string(t.Data)); ok {
 			data = []byte(out)
 		}
 		cp.Templates[i] = &chart.File{Name: t.Name, Data: data}
 	}
 	var deps []*chart.Chart
 	for _, d := range c.Dependencies() {
-		deps = append(deps, tr.instrument(d, m))
+		deps = append(deps, rewriteTemplates(d, rewrite))
 	}
 	cp.SetDependencies(deps...)
 	return &cp
