@@ -149,19 +149,7 @@ func hfServer(l Launch, read ReadFile) (*deploy.Server, Result) {
 	for _, a := range own {
 		res.Args[a.name] = a.value
 	}
-	srv := &deploy.Server{
-		Engine:      deploy.EngineVLLM,
-		Span:        l.Command.Span,
-		Args:        res.Args,
-		Positionals: res.Positionals,
-		FlagIssues:  res.Issues,
-		Options:     res.Options,
-		Model:       hfModel(l, own, res.Opaque),
-		Role:        vllmRole(res),
-		Opaque:      res.Opaque,
-		ArgLists:    res.Lists,
-	}
-	return srv, res
+	return newVLLMServer(l, res, hfModel(l, own, res.Opaque)), res
 }
 
 // hfModel is what load_model serves: --model_id, else --model_dir, else

@@ -37,7 +37,13 @@ func vllmServer(l Launch, read ReadFile) (*deploy.Server, Result) {
 	if !hasFlag {
 		model = deploy.Value{}
 	}
-	srv := &deploy.Server{
+	return newVLLMServer(l, res, model), res
+}
+
+// newVLLMServer is the vLLM server of launch l whose arguments parsed to
+// res, serving model.
+func newVLLMServer(l Launch, res Result, model deploy.Value) *deploy.Server {
+	return &deploy.Server{
 		Engine:      deploy.EngineVLLM,
 		Span:        l.Command.Span,
 		Args:        res.Args,
@@ -49,7 +55,6 @@ func vllmServer(l Launch, read ReadFile) (*deploy.Server, Result) {
 		Opaque:      res.Opaque,
 		ArgLists:    res.Lists,
 	}
-	return srv, res
 }
 
 func vllmRole(res Result) deploy.Role {
