@@ -82,14 +82,26 @@ func ReplaceBelow(root, path string, data []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(root, filepath.Dir(abs)); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if _, _, _, below, err := locate(root, path); err != nil || !below {
 		return fmt.Errorf("%s is not inside %s", path, root)
 	}
-	return replaceBelow(root, abs, data, perm, true)
+	return replaceBelow(root, path, data, perm, true)
+}
+
+// locate splits path into its absolute, clean directory and its base name,
+// and says where the directory lies against root (absolute and clean):
+// below is set when it is root or inside it, rel then being the way down
+// from root ("." for root itself).
+func locate(root, path string) (parent, base, rel string, below bool, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	parent, base = filepath.Split(abs)
+	parent = filepath.Clean(parent)
+	rel, rerr := filepath.Rel(root, parent)
+	below = rerr == nil && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return parent, base, rel, below, nil
 }
 
 // replaceBelow opens path's directory below root and replaces its base

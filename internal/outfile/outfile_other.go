@@ -15,18 +15,14 @@ type dir struct{ path string }
 func (d dir) close() {}
 
 func openDir(root, path string) (dir, string, error) {
-	abs, err := filepath.Abs(path)
+	parent, base, rel, below, err := locate(root, path)
 	if err != nil {
 		return dir{}, "", err
 	}
-	parent, base := filepath.Split(abs)
-	parent = filepath.Clean(parent)
-	wd := root
-	rel, err := filepath.Rel(wd, parent)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !below || rel == "." {
 		return dir{parent}, base, nil
 	}
-	p := wd
+	p := root
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		p = filepath.Join(p, part)
 		info, err := os.Lstat(p)
@@ -34,7 +30,7 @@ func openDir(root, path string) (dir, string, error) {
 			return dir{}, "", err
 		}
 		if info.Mode()&os.ModeSymlink != 0 {
-			r, _ := filepath.Rel(wd, p)
+			r, _ := filepath.Rel(root, p)
 			return dir{}, "", &LinkedDirError{Dir: r}
 		}
 	}

@@ -25,22 +25,18 @@ func (d dir) close() { unix.Close(d.fd) }
 // symbolic link, then the open fails, with the error ELOOP"), so no link
 // is followed between the check and the write.
 func openDir(root, path string) (dir, string, error) {
-	abs, err := filepath.Abs(path)
+	parent, base, rel, below, err := locate(root, path)
 	if err != nil {
 		return dir{}, "", err
 	}
-	parent, base := filepath.Split(abs)
-	parent = filepath.Clean(parent)
 	if base == "" {
 		return dir{}, "", ErrNotRegular
 	}
-	wd := root
-	rel, err := filepath.Rel(wd, parent)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !below {
 		fd, err := openDirAt(unix.AT_FDCWD, parent, false)
 		return dir{fd}, base, err
 	}
-	fd, err := openDirAt(unix.AT_FDCWD, wd, false)
+	fd, err := openDirAt(unix.AT_FDCWD, root, false)
 	if err != nil || rel == "." {
 		return dir{fd}, base, err
 	}
