@@ -95,8 +95,9 @@ func Run(ctx context.Context, engine *rules.Engine, opt Options) (*analysis.Resu
 	res.Unanalysed = unanalysed(parsed.Unanalysed)
 
 	cfgs := newConfigTree(cfg, opt.NestedConfig, sources)
+	envDirs := map[string][]string{}
 	for _, s := range res.Servers {
-		resolveRelease(s, images, cfgs.forFile(s.Span.File), sources, opt.EngineRelease)
+		resolveRelease(s, images, cfgs.forFile(s.Span.File), sources, opt.EngineRelease, envDirs)
 		kvengine.JudgeRelease(s)
 	}
 	// models: paths of a .kvlint.yaml in the tree stay inside the checked

@@ -19,14 +19,15 @@ import (
 // then .kvlint.yaml engine_release: for the file's directory. Unknown
 // leaves Version empty: the server is judged against the newest release and
 // its findings say so. upgrade (--engine-release) then moves the server to
-// the given release, keeping the one it ran in From.
-func resolveRelease(s *deploy.Server, images *kvengine.ImageTable, cfg *config.Config, files *source.Set, upgrade map[deploy.Engine]string) {
+// the given release, keeping the one it ran in From. dirs is besidePin's
+// cache for the run.
+func resolveRelease(s *deploy.Server, images *kvengine.ImageTable, cfg *config.Config, files *source.Set, upgrade map[deploy.Engine]string, dirs map[string][]string) {
 	r := deploy.Release{Engine: s.Engine}
 	// A Dockerfile that launches the server and pins the engine with pip
 	// installs that release over whatever its FROM image carried.
 	if v, where, span, ok := pipPin(files.File(s.Span.File), s.Engine); ok {
 		r.Version, r.Source, r.Span = v, where, span
-	} else if v, where, span, ok := besidePin(files, s.Span.File, s.Engine); ok {
+	} else if v, where, span, ok := besidePin(files, s.Span.File, s.Engine, dirs); ok {
 		r.Version, r.Source, r.Span = v, where, span
 	} else if im, ok := kvengine.LookupImage(images, s.Image); ok && imageOf(im, s.Engine) {
 		switch {

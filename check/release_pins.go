@@ -29,7 +29,10 @@ const maxRequirementFiles = 16
 // beside it (a manifest's pod runs its image, whatever lies next to the
 // manifest), and a Dockerfile only from a file it names. The files are read through the run's set, so a directory
 // outside the checked paths is never read.
-func besidePin(files *source.Set, file string, e deploy.Engine) (version, where string, span deploy.Span, ok bool) {
+//
+// dirs caches envFiles by directory for one run, so that the scripts of a
+// directory list it once (nil: no cache).
+func besidePin(files *source.Set, file string, e deploy.Engine, dirs map[string][]string) (version, where string, span deploy.Span, ok bool) {
 	if files == nil || file == "" {
 		return "", "", deploy.Span{}, false
 	}
@@ -51,32 +54,9 @@ func besidePin(files *source.Set, file string, e deploy.Engine) (version, where 
 		return "", "", deploy.Span{}, false
 	}
 	dir := filepath.Dir(file)
-	names := append([]string(nil), lockFiles...)
-	if fs := files.FS(); fs != nil {
-		entries, err := fs.ReadDir(dir)
-		if err != nil {
-			return "", "", deploy.Span{}, false
-		}
-		var reqs []string
-		for _, en := range entries {
-			n := en.Name()
-			if en.Type().IsRegular() && strings.HasPrefix(n, "requirements") && strings.HasSuffix(n, ".txt") {
-				reqs = append(reqs, n)
-			}
-		}
-		sort.Slice(reqs, func(i, j int) bool {
-			// requirements.txt first, then the rest by name.
-			if (reqs[i] == "requirements.txt") != (reqs[j] == "requirements.txt") {
-				return reqs[i] == "requirements.txt"
-			}
-			return reqs[i] < reqs[j]
-		})
-		if len(reqs) > maxRequirementFiles {
-			reqs = reqs[:maxRequirementFiles]
-		}
-		names = append(names, reqs...)
-	} else {
-		names = append(names, "requirements.txt")
+	names, ok := envFiles(files, dir, dirs)
+	if !ok {
+		return "", "", deploy.Span{}, false
 	}
 	for _, n := range names {
 		if !named(n) {
@@ -108,6 +88,61 @@ func besidePin(files *source.Set, file string, e deploy.Engine) (version, where 
 		return version, fmt.Sprintf("%s %s at %s:%d:%d", n, version, relative(f.Name), span.Line, span.Col), span, true
 	}
 	return "", "", deploy.Span{}, false
+}
+
+// envFiles are the lock and requirements files of dir, in the order
+// besidePin believes them: the lock files there, requirements.txt, then the
+// other requirements*.txt by name (at most maxRequirementFiles). Without a
+// confined set to list the directory, every name is tried. ok is false for
+// a directory that cannot be listed.
+func envFiles(files *source.Set, dir string, dirs map[string][]string) (names []string, ok bool) {
+	if names, ok := dirs[dir]; ok {
+		return names, names != nil
+	}
+	fs := files.FS()
+	if fs == nil {
+		return append(append([]string(nil), lockFiles...), "requirements.txt"), true
+	}
+	entries, err := fs.ReadDir(dir)
+	if err != nil {
+		if dirs != nil {
+			dirs[dir] = nil
+		}
+		return nil, false
+	}
+	present := map[string]bool{}
+	var reqs []string
+	for _, en := range entries {
+		n := en.Name()
+		if !en.Type().IsRegular() {
+			continue
+		}
+		present[n] = true
+		if strings.HasPrefix(n, "requirements") && strings.HasSuffix(n, ".txt") {
+			reqs = append(reqs, n)
+		}
+	}
+	sort.Slice(reqs, func(i, j int) bool {
+		// requirements.txt first, then the rest by name.
+		if (reqs[i] == "requirements.txt") != (reqs[j] == "requirements.txt") {
+			return reqs[i] == "requirements.txt"
+		}
+		return reqs[i] < reqs[j]
+	})
+	if len(reqs) > maxRequirementFiles {
+		reqs = reqs[:maxRequirementFiles]
+	}
+	names = []string{}
+	for _, n := range lockFiles {
+		if present[n] {
+			names = append(names, n)
+		}
+	}
+	names = append(names, reqs...)
+	if dirs != nil {
+		dirs[dir] = names
+	}
+	return names, true
 }
 
 // reqLine is one requirement pinned to one release, at the start of a line:

@@ -91,24 +91,43 @@ func TestBesidePin(t *testing.T) {
 		data, _ := os.ReadFile(p)
 		set.Add(source.NewFile(p, data, source.SyntaxDockerfile))
 	}
-	v, where, span, ok := besidePin(set, script, deploy.EngineVLLM)
+	v, where, span, ok := besidePin(set, script, deploy.EngineVLLM, nil)
 	if !ok || v != "0.6.3" || span.Line != 2 || span.Col != 7 || span.EndCol != 12 {
 		t.Errorf("script: %q %q %+v %v", v, where, span, ok)
 	}
-	if _, _, _, ok := besidePin(set, manifest, deploy.EngineVLLM); ok {
+	if _, _, _, ok := besidePin(set, manifest, deploy.EngineVLLM, nil); ok {
 		t.Error("a manifest took the release of the requirements beside it")
 	}
-	if v, _, _, ok := besidePin(set, docker, deploy.EngineVLLM); !ok || v != "0.6.2" {
+	if v, _, _, ok := besidePin(set, docker, deploy.EngineVLLM, nil); !ok || v != "0.6.2" {
 		t.Errorf("Dockerfile naming requirements.txt: %q %v", v, ok)
 	}
-	if _, _, _, ok := besidePin(set, other, deploy.EngineVLLM); ok {
+	if _, _, _, ok := besidePin(set, other, deploy.EngineVLLM, nil); ok {
 		t.Error("a Dockerfile that never names requirements.txt took its release")
 	}
 	// Checked paths that do not hold the script's directory (a file
 	// checked makes its own directory a root, internal/confined).
 	narrow := source.NewSet().Confine(confined.New([]string{filepath.Join(dir, "img")}))
-	if _, _, _, ok := besidePin(narrow, script, deploy.EngineVLLM); ok {
+	if _, _, _, ok := besidePin(narrow, script, deploy.EngineVLLM, nil); ok {
 		t.Error("read requirements.txt outside the checked paths")
+	}
+	// With the run's cache, a second script of the directory takes the
+	// same pin from the listing the first made: a uv.lock written after
+	// that listing is not seen.
+	dirs := map[string][]string{}
+	second := write("app/serve2.sh", "vllm serve m\n")
+	if v, _, _, ok := besidePin(set, script, deploy.EngineVLLM, dirs); !ok || v != "0.6.3" {
+		t.Fatalf("cached first script: %q %v", v, ok)
+	}
+	write("app/uv.lock", "[[package]]\nname = \"vllm\"\nversion = \"0.9.0\"\n")
+	if v, _, _, ok := besidePin(set, second, deploy.EngineVLLM, dirs); !ok || v != "0.6.3" {
+		t.Errorf("second script of the directory: %q %v, want the listed 0.6.3", v, ok)
+	}
+	if got := dirs[filepath.Join(dir, "app")]; strings.Join(got, ",") != "requirements.txt,requirements-gpu.txt" {
+		t.Errorf("listing %q", got)
+	}
+	// Without the cache the lock file, believed before requirements, wins.
+	if v, _, _, ok := besidePin(set, second, deploy.EngineVLLM, nil); !ok || v != "0.9.0" {
+		t.Errorf("uncached: %q %v, want uv.lock's 0.9.0", v, ok)
 	}
 }
 
@@ -126,12 +145,12 @@ func TestResolveReleaseSetsTheServer(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, "serve.sh"))
 	set.Add(source.NewFile(filepath.Join(dir, "serve.sh"), data, source.SyntaxShell))
 	s := &deploy.Server{Engine: deploy.EngineVLLM, Span: deploy.Span{File: filepath.Join(dir, "serve.sh"), Line: 2, Col: 1}}
-	resolveRelease(s, nil, nil, set, nil)
+	resolveRelease(s, nil, nil, set, nil, nil)
 	r := s.Release
 	if r.Version != "0.6.3" || !strings.HasPrefix(r.Source, "requirements.txt 0.6.3 at ") || r.Span.Line != 1 || r.Span.Col != 7 {
 		t.Errorf("release %q %q %+v", r.Version, r.Source, r.Span)
 	}
-	resolveRelease(s, nil, nil, set, map[deploy.Engine]string{deploy.EngineVLLM: "0.11.0"})
+	resolveRelease(s, nil, nil, set, map[deploy.Engine]string{deploy.EngineVLLM: "0.11.0"}, nil)
 	if r := s.Release; r.Version != "0.11.0" || r.Source != "--engine-release vllm=0.11.0" || !r.Span.IsZero() || r.From != "0.6.3" {
 		t.Errorf("after --engine-release: %q %q %+v from %q", r.Version, r.Source, r.Span, r.From)
 	}
