@@ -67,6 +67,14 @@ const sglangPeerBufferGiB = 0.329
 // nvlinkFabric says the GPU is sold as an NVLink-switch (SXM/HGX) part, where
 // SGLang's custom all-reduce runs between all TP ranks. PCIe cards (L4, A10G,
 // RTX, L40S, the PCIe and NVL H100s) and AMD GPUs (not calibrated) are not.
+// SGLang sets the all-reduce up only when the TP group is on one node and
+// either fully NVLink-connected or two GPUs ("not supported on more than
+// two PCIe-only GPUs": modal-projects/sglang@8905cbd42f4a
+// python/sglang/srt/distributed/device_communicators/custom_all_reduce_utils.py
+// can_use_custom_all_reduce_with_nvlink, is_full_nvlink); kvlint cannot
+// query the links, so it reads the form factor from the catalog name: SXM
+// in the name, or a part NVIDIA ships only as an HGX/SXM board (H20,
+// H800, B200, B300, GB200, GB300).
 func nvlinkFabric(g *GPU) bool {
 	if g == nil || g.Vendor != "NVIDIA" {
 		return false
