@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"errors"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -161,15 +162,61 @@ func (w *walker) runWith(st *vars) {
 	}()
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	failed := false
+	walked, delim := 0, "" // end of the statements walked; an unclosed here-document
 	// The loop never breaks: StmtsSeq may yield the final error again after
 	// its body returned false, which a range-over-func loop turns into a panic.
 	for stmt, err := range parser.StmtsSeq(bytes.NewReader(w.text)) {
 		switch {
 		case failed:
 		case err != nil:
-			w.parseError(err)
+			if d, ok := unclosedHeredoc(err); ok {
+				delim = d
+			} else {
+				w.parseError(err)
+			}
 			failed = true
 		default:
+			w.stmt(stmt, st)
+			walked = w.off(stmt.End())
+		}
+	}
+	if delim != "" {
+		w.heredocToEOF(st, walked, delim)
+	}
+}
+
+// unclosedHeredoc is the delimiter of the here-document a parse error says
+// the text ends inside.
+func unclosedHeredoc(err error) (string, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) {
+		return "", false
+	}
+	d, ok := strings.CutPrefix(pe.Text, "unclosed here-document `")
+	if !ok || !strings.HasSuffix(d, "`") || len(d) < 2 {
+		return "", false
+	}
+	return strings.TrimSuffix(d, "`"), true
+}
+
+// heredocToEOF walks the statements after offset walked of a text that ends
+// inside a here-document. bash takes the rest of the input as its body and
+// runs the command, warning "here-document at line N delimited by
+// end-of-file (wanted `EOF')" (bash make_cmd.c make_here_document); the
+// parser refuses it. The text is parsed again with the delimiter on a line
+// of its own after the end, which gives the body bash reads, and the
+// statements the first pass did not reach are walked. Positions inside the
+// text are unchanged, and nothing of the added line is ever shown.
+func (w *walker) heredocToEOF(st *vars, walked int, delim string) {
+	text := make([]byte, 0, len(w.text)+len(delim)+2)
+	text = append(append(append(append(text, w.text...), '\n'), delim...), '\n')
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(text), "")
+	if err != nil {
+		w.parseError(err)
+		return
+	}
+	for _, stmt := range f.Stmts {
+		if w.off(stmt.Pos()) >= walked {
 			w.stmt(stmt, st)
 		}
 	}
