@@ -48,8 +48,18 @@ func EstimateServer(s *deploy.Server, opt Options) Estimate {
 
 // estimateServer is EstimateServer with the model already resolved for s
 // (With passes the resolution of the estimate it recomputes); nil
-// resolves it.
-func estimateServer(s *deploy.Server, opt Options, model *modelResolution) (est Estimate) {
+// resolves it. A server whose files allow several models and name none
+// is sized when every one of them gives the same pool (byCandidates).
+func estimateServer(s *deploy.Server, opt Options, model *modelResolution) Estimate {
+	est := estimateOne(s, opt, model)
+	if s != nil && len(s.ModelCandidates) > 0 && slices.Contains(est.Missing, "model") {
+		return byCandidates(s, opt, est, model == nil)
+	}
+	return est
+}
+
+// estimateOne estimates s with the model the server itself names.
+func estimateOne(s *deploy.Server, opt Options, model *modelResolution) (est Estimate) {
 	est = Estimate{Assumptions: []string{}, Missing: []string{}, Derivation: []string{}}
 	if s != nil {
 		est.inputs = &estimateInputs{server: s, opt: opt, model: model}

@@ -36,6 +36,9 @@ type modelResolution struct {
 	derivation  []string
 	missing     []string
 	draft       *draftResolution
+	// candidates are the resolutions of the models the files allow a
+	// server that names none (byCandidates), by id; nil until sized.
+	candidates map[string]*modelResolution
 }
 
 // draftResolution is what resolving a draft named name found: the draft

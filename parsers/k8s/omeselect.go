@@ -409,7 +409,7 @@ func (m *OMEModels) pairSelected(src *yamlsrc.Source, rt *yaml.Node, runtime str
 		}
 		list = append(list, c+")")
 	}
-	note := fmt.Sprintf("no InferenceService names runtime %s, and OME's runtime selector (ome@17b77edad23b pkg/runtimeselector/matcher.go IsCompatible) may accept more than one base model of the checked files for it: %s; %s; kvlint does not pick one: declare the model under models: in .kvlint.yaml",
+	note := fmt.Sprintf("no InferenceService names runtime %s, and OME's runtime selector (ome@17b77edad23b pkg/runtimeselector/matcher.go IsCompatible) may accept more than one base model of the checked files for it: %s; %s; kvlint does not pick one, and sizes the server only if every one gives the same pool: declare the model under models: in .kvlint.yaml",
 		runtime, strings.Join(list, "; "), how)
 	for _, s := range servers {
 		if !omeModelDir("")(s.Model) {

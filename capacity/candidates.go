@@ -1,0 +1,168 @@
+package capacity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// byCandidates sizes a server that names no model its estimate can
+// resolve but whose files allow a known set of them (deploy.Server
+// ModelCandidates: the base models OME's runtime selector may pair with
+// a runtime no InferenceService names). Each candidate is estimated as if
+// the server named it. When every candidate gives the same pool from the
+// same inputs (the same cell, weights and memory: the Llama 3.1 and 3.3
+// 70B instructs, a Qwen2.5 base and its instruct), the pool does not
+// depend on which one runs, and the estimate is the first candidate's
+// with the model left unknown. What does differ between them (the context
+// window of a base and its instruct) is left unknown, named, with "model"
+// still missing. When the pools differ the server stays unsized, and the
+// estimate lists the pool each candidate would get.
+//
+// own is set when est resolved its model itself rather than took it from
+// an estimate With recomputes: the candidates' resolutions are then kept
+// on it, so that the estimates With makes reuse them instead of resolving
+// every candidate again for each fraction a fix tries.
+func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimate {
+	var shared map[string]*modelResolution
+	if est.inputs != nil && est.inputs.model != nil {
+		shared = est.inputs.model.candidates
+		if shared == nil && own {
+			shared = map[string]*modelResolution{}
+			est.inputs.model.candidates = shared
+		}
+	}
+	ids := s.ModelCandidates
+	ests := make([]Estimate, len(ids))
+	for i, id := range ids {
+		c := *s
+		c.Model = deploy.Value{Raw: id, Known: true, Span: s.Model.Span, Origin: s.Model.Origin}
+		c.ModelNote, c.ModelCandidates = "", nil
+		var res *modelResolution
+		if shared != nil {
+			res = shared[id]
+		}
+		ests[i] = estimateOne(&c, opt, res)
+		if res == nil && own && shared != nil && ests[i].inputs != nil && ests[i].inputs.model != nil {
+			shared[id] = ests[i].inputs.model
+		}
+	}
+	if !samePool(ests) {
+		var each []string
+		for i, id := range ids {
+			p := "not sized (" + strings.Join(ests[i].Missing, ", ") + " unknown)"
+			if ests[i].PoolTokens != nil {
+				p = Thousands(*ests[i].PoolTokens) + " tokens"
+			}
+			each = append(each, id+": "+p)
+		}
+		est.assume("sized with each model the files allow, the pool would be %s: they differ, so the pool is unknown until the model is declared", strings.Join(each, "; "))
+		return est
+	}
+	out := ests[0]
+	out.Model = ""
+	out.inputs = est.inputs
+	if in, c := out.inputs, ests[0].inputs; in != nil && c != nil {
+		in.heads, in.kvHeads = c.heads, c.kvHeads
+		in.maxModelLen, in.maxModelLenSet = c.maxModelLen, c.maxModelLenSet
+		for _, o := range ests[1:] {
+			if o.inputs == nil || o.inputs.heads != c.heads || o.inputs.kvHeads != c.kvHeads {
+				in.heads, in.kvHeads = 0, 0
+			}
+			if o.inputs == nil || o.inputs.maxModelLenSet != c.maxModelLenSet || o.inputs.maxModelLen != c.maxModelLen {
+				in.maxModelLen, in.maxModelLenSet = 0, false
+			}
+		}
+	}
+	lead := fmt.Sprintf("the model is one of %s, the models the files allow; each gives the same pool, so the pool is known though the model is not (inferred: a model the files do not list may run instead); the steps below are %s's", strings.Join(ids, ", "), ids[0])
+	out.Assumptions = append([]string{s.ModelNote, lead}, out.Assumptions...)
+	if s.ModelNote == "" {
+		out.Assumptions = out.Assumptions[1:]
+	}
+	out.Derivation = append([]string{lead}, out.Derivation...)
+	out.Missing = append([]string(nil), out.Missing...)
+	if differ := unsetDiffering(&out, ests[1:], ids); len(differ) > 0 {
+		out.need("model")
+		out.assume("the models the files allow differ in %s, which stay unknown until the model is declared", strings.Join(differ, ", "))
+	}
+	return out
+}
+
+// samePool reports whether every estimate has a pool and reaches it from
+// the same inputs: the same GPU, parallelism, memory fraction, weights,
+// cell and pool, field for field.
+func samePool(ests []Estimate) bool {
+	key := func(e *Estimate) string {
+		return fmt.Sprint(e.Engine, e.GPU, e.GPUCount, e.TP, e.DP, e.PP, e.KVDtype, e.PageSize,
+			opt(e.MemFractionStatic), opt(e.GPUMemoryBytes), opt(e.WeightsBytesPerGPU), opt(e.KVBudgetBytes),
+			opt(e.CellBytesPerToken), opt(e.PoolTokens), opt(e.PoolUpperBound), e.PoolBoundBasis,
+			opt(e.SWAPoolTokens), opt(e.KVBlocks), opt(e.LoggedKVTokens), opt(e.MaxRunningRequests))
+	}
+	for i := range ests {
+		if ests[i].PoolTokens == nil || key(&ests[i]) != key(&ests[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// unsetDiffering clears the fields out (the first candidate's estimate)
+// shares with no other candidate: the context window and what follows
+// from it. It names each one with the candidates' values.
+func unsetDiffering(out *Estimate, others []Estimate, ids []string) []string {
+	var differ []string
+	intField := func(name string, get func(*Estimate) **int64) {
+		v := *get(out)
+		vals := []string{ids[0] + " " + optThousands(v)}
+		same := true
+		for i := range others {
+			o := *get(&others[i])
+			vals = append(vals, ids[i+1]+" "+optThousands(o))
+			if (o == nil) != (v == nil) || o != nil && *o != *v {
+				same = false
+			}
+		}
+		if !same {
+			*get(out) = nil
+			differ = append(differ, name+" ("+strings.Join(vals, ", ")+")")
+		}
+	}
+	intField("the context length", func(e *Estimate) **int64 { return &e.ContextLength })
+	intField("the longest request", func(e *Estimate) **int64 { return &e.MaxRequestTokens })
+	intField("the full-context requests the pool holds", func(e *Estimate) **int64 { return &e.FullContextRequests })
+	intField("the blocks a full-length request takes", func(e *Estimate) **int64 { return &e.RequestBlocks })
+	if out.ContextLength == nil {
+		out.ContextSource = ""
+	}
+	for i := range others {
+		if others[i].StartupError != out.StartupError {
+			var errs []string
+			for j, e := range append([]Estimate{*out}, others...) {
+				if e.StartupError == "" {
+					errs = append(errs, ids[j]+" starts")
+				} else {
+					errs = append(errs, ids[j]+" fails: "+e.StartupError)
+				}
+			}
+			out.StartupError = ""
+			differ = append(differ, "whether the server starts ("+strings.Join(errs, "; ")+")")
+			break
+		}
+	}
+	return differ
+}
+
+func opt[T any](p *T) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*p)
+}
+
+func optThousands(p *int64) string {
+	if p == nil {
+		return "unknown"
+	}
+	return Thousands(*p)
+}

@@ -1,0 +1,94 @@
+package capacity
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kvlint/kvlint/deploy"
+)
+
+// candidateServer is an SGLang server on an H100 whose model is a
+// placeholder its files leave to the orchestrator, with the models they
+// allow listed, as the OME parser leaves a runtime no InferenceService
+// names.
+func candidateServer(ids ...string) *deploy.Server {
+	s := server("", "H100", "--tp-size", "4")
+	s.Model = deploy.Unknown("$(MODEL_PATH)", deploy.Span{File: "rt.yaml", Line: 9, Col: 30, EndLine: 9, EndCol: 43})
+	s.ModelCandidates = ids
+	s.ModelNote = "the selector may accept " + strings.Join(ids, " or ")
+	return s
+}
+
+// Llama 3.1 and 3.3 70B Instruct have the same configuration but for
+// their names: whichever runs, the pool is the one each gives named.
+func TestCandidatesSamePoolSized(t *testing.T) {
+	s := candidateServer("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct")
+	est := EstimateServer(s, Options{})
+	named := EstimateServer(server("meta-llama/Llama-3.3-70B-Instruct", "H100", "--tp-size", "4"), Options{})
+	if named.PoolTokens == nil || est.PoolTokens == nil || *est.PoolTokens != *named.PoolTokens {
+		t.Fatalf("pool %v, named %v\n%s", deref(est.PoolTokens), deref(named.PoolTokens), strings.Join(est.Assumptions, "\n"))
+	}
+	if est.Model != "" || len(est.Missing) != 0 || est.ContextLength == nil || *est.ContextLength != *named.ContextLength {
+		t.Errorf("model %q, missing %q, context %v", est.Model, est.Missing, deref(est.ContextLength))
+	}
+	if !containsText(est.Assumptions, "the model is one of meta-llama/Llama-3.1-70B-Instruct, meta-llama/Llama-3.3-70B-Instruct") ||
+		!containsText(est.Assumptions, "the selector may accept") {
+		t.Errorf("assumptions %q", est.Assumptions)
+	}
+	// A fix is judged on the same candidates: the fraction that holds
+	// a pool is the one the named model needs.
+	need := *named.PoolTokens + 100_000
+	f, _, ok := est.FractionForPool(need, 0.95)
+	g, _, ok2 := named.FractionForPool(need, 0.95)
+	if !ok || !ok2 || f != g {
+		t.Errorf("fraction for %d tokens: candidates %v (%v), named %v (%v)", need, f, ok, g, ok2)
+	}
+}
+
+// A base and its instruct share weights and cell, so the pool is known,
+// but not their context window (Qwen2.5-14B-Instruct declares 32,768,
+// the base 131,072): that stays unknown, and the model missing.
+func TestCandidatesContextDiffers(t *testing.T) {
+	est := EstimateServer(candidateServer("Qwen/Qwen2.5-14B-Instruct", "Qwen/Qwen2.5-14B"), Options{})
+	if est.PoolTokens == nil || est.ContextLength != nil || est.FullContextRequests != nil || est.ContextSource != "" {
+		t.Fatalf("pool %v context %v full %v (%q)", deref(est.PoolTokens), deref(est.ContextLength), deref(est.FullContextRequests), est.ContextSource)
+	}
+	if len(est.Missing) != 1 || est.Missing[0] != "model" ||
+		!containsText(est.Assumptions, "differ in the context length (Qwen/Qwen2.5-14B-Instruct 32,768, Qwen/Qwen2.5-14B 131,072)") {
+		t.Errorf("missing %q, assumptions %q", est.Missing, est.Assumptions)
+	}
+}
+
+// Models of other sizes give other pools: the pool stays unknown, and
+// the estimate says what each would get.
+func TestCandidatesDifferUnsized(t *testing.T) {
+	est := EstimateServer(candidateServer("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct"), Options{})
+	if est.PoolTokens != nil || len(est.Missing) == 0 || est.Missing[0] != "model" {
+		t.Fatalf("pool %v, missing %q", deref(est.PoolTokens), est.Missing)
+	}
+	if !containsText(est.Assumptions, "the pool would be meta-llama/Llama-3.1-8B-Instruct: ") || !containsText(est.Assumptions, "they differ") {
+		t.Errorf("assumptions %q", est.Assumptions)
+	}
+	// One candidate kvlint cannot size leaves the pool unknown too,
+	// however the others agree.
+	est = EstimateServer(candidateServer("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "example-org/unlisted-70b"), Options{})
+	if est.PoolTokens != nil || !containsText(est.Assumptions, "example-org/unlisted-70b: not sized (model unknown)") {
+		t.Errorf("pool %v, assumptions %q", deref(est.PoolTokens), est.Assumptions)
+	}
+}
+
+// The what-if on another GPU goes through the candidates too: a server
+// sized only by its candidates is sized on the GPU tried.
+func TestCandidatesWithGPU(t *testing.T) {
+	s := candidateServer("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct")
+	s.GPU = deploy.Value{}
+	est := EstimateServer(s, Options{})
+	if est.PoolTokens != nil {
+		t.Fatalf("no GPU, pool %v", deref(est.PoolTokens))
+	}
+	on := EstimateServer(s, Options{GPU: "H100"})
+	named := EstimateServer(server("meta-llama/Llama-3.3-70B-Instruct", "", "--tp-size", "4"), Options{GPU: "H100"})
+	if on.PoolTokens == nil || named.PoolTokens == nil || *on.PoolTokens != *named.PoolTokens {
+		t.Errorf("on H100: %v, named %v", deref(on.PoolTokens), deref(named.PoolTokens))
+	}
+}
