@@ -89,14 +89,16 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 	return out
 }
 
-// samePool reports whether every estimate has a pool and reaches it from
-// the same inputs: the same GPU, parallelism, memory fraction, weights,
-// cell and pool, field for field.
+// samePool reports whether every estimate has the same pool, of the same
+// cell (its dtype may be float16 for one and bfloat16 for another), on
+// the same GPU, parallelism and memory fraction. The weights may
+// differ a little (a vocabulary a few tokens larger) and leave the pool
+// as it is, where vLLM's whole blocks round the difference away; the
+// pool is what the rules judge.
 func samePool(ests []Estimate) bool {
 	key := func(e *Estimate) string {
-		return fmt.Sprint(e.Engine, e.GPU, e.GPUCount, e.TP, e.DP, e.PP, e.KVDtype, e.PageSize,
-			opt(e.MemFractionStatic), opt(e.GPUMemoryBytes), opt(e.WeightsBytesPerGPU), opt(e.KVBudgetBytes),
-			opt(e.CellBytesPerToken), opt(e.PoolTokens), opt(e.PoolUpperBound), e.PoolBoundBasis,
+		return fmt.Sprint(e.Engine, e.GPU, e.GPUCount, e.TP, e.DP, e.PP, e.PageSize,
+			opt(e.MemFractionStatic), opt(e.GPUMemoryBytes), opt(e.CellBytesPerToken), opt(e.PoolTokens), opt(e.PoolUpperBound), e.PoolBoundBasis,
 			opt(e.SWAPoolTokens), opt(e.KVBlocks), opt(e.LoggedKVTokens), opt(e.MaxRunningRequests))
 	}
 	for i := range ests {
@@ -108,47 +110,49 @@ func samePool(ests []Estimate) bool {
 }
 
 // unsetDiffering clears the fields out (the first candidate's estimate)
-// shares with no other candidate: the context window and what follows
-// from it. It names each one with the candidates' values.
+// shares with no other candidate: the weights, the context window and
+// what follows from it. It names each one with the candidates' values.
 func unsetDiffering(out *Estimate, others []Estimate, ids []string) []string {
+	all := append([]Estimate{*out}, others...)
 	var differ []string
-	intField := func(name string, get func(*Estimate) **int64) {
-		v := *get(out)
-		vals := []string{ids[0] + " " + optThousands(v)}
-		same := true
+	// field clears the field get points to when the candidates disagree
+	// on it, and names it with each candidate's value as show writes it.
+	field := func(name string, same func(a, b *Estimate) bool, show func(e *Estimate) string, clear func(e *Estimate)) {
 		for i := range others {
-			o := *get(&others[i])
-			vals = append(vals, ids[i+1]+" "+optThousands(o))
-			if (o == nil) != (v == nil) || o != nil && *o != *v {
-				same = false
+			if !same(out, &others[i]) {
+				var vals []string
+				for j := range all {
+					vals = append(vals, ids[j]+" "+show(&all[j]))
+				}
+				clear(out)
+				differ = append(differ, name+" ("+strings.Join(vals, ", ")+")")
+				return
 			}
 		}
-		if !same {
-			*get(out) = nil
-			differ = append(differ, name+" ("+strings.Join(vals, ", ")+")")
-		}
 	}
-	intField("the context length", func(e *Estimate) **int64 { return &e.ContextLength })
-	intField("the longest request", func(e *Estimate) **int64 { return &e.MaxRequestTokens })
-	intField("the full-context requests the pool holds", func(e *Estimate) **int64 { return &e.FullContextRequests })
-	intField("the blocks a full-length request takes", func(e *Estimate) **int64 { return &e.RequestBlocks })
+	count := func(name string, get func(*Estimate) **int64) {
+		field(name, func(a, b *Estimate) bool {
+			x, y := *get(a), *get(b)
+			return (x == nil) == (y == nil) && (x == nil || *x == *y)
+		}, func(e *Estimate) string { return optThousands(*get(e)) }, func(e *Estimate) { *get(e) = nil })
+	}
+	count("the weights per GPU", func(e *Estimate) **int64 { return &e.WeightsBytesPerGPU })
+	count("the memory left for the pool", func(e *Estimate) **int64 { return &e.KVBudgetBytes })
+	count("the context length", func(e *Estimate) **int64 { return &e.ContextLength })
+	count("the longest request", func(e *Estimate) **int64 { return &e.MaxRequestTokens })
+	count("the full-context requests the pool holds", func(e *Estimate) **int64 { return &e.FullContextRequests })
+	count("the blocks a full-length request takes", func(e *Estimate) **int64 { return &e.RequestBlocks })
+	field("the pool's dtype, of the same size", func(a, b *Estimate) bool { return a.KVDtype == b.KVDtype },
+		func(e *Estimate) string { return e.KVDtype }, func(e *Estimate) { e.KVDtype = "" })
+	field("whether the server starts", func(a, b *Estimate) bool { return a.StartupError == b.StartupError },
+		func(e *Estimate) string {
+			if e.StartupError == "" {
+				return "starts"
+			}
+			return "fails: " + e.StartupError
+		}, func(e *Estimate) { e.StartupError = "" })
 	if out.ContextLength == nil {
 		out.ContextSource = ""
-	}
-	for i := range others {
-		if others[i].StartupError != out.StartupError {
-			var errs []string
-			for j, e := range append([]Estimate{*out}, others...) {
-				if e.StartupError == "" {
-					errs = append(errs, ids[j]+" starts")
-				} else {
-					errs = append(errs, ids[j]+" fails: "+e.StartupError)
-				}
-			}
-			out.StartupError = ""
-			differ = append(differ, "whether the server starts ("+strings.Join(errs, "; ")+")")
-			break
-		}
 	}
 	return differ
 }

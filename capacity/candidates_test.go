@@ -92,3 +92,26 @@ func TestCandidatesWithGPU(t *testing.T) {
 		t.Errorf("on H100: %v, named %v", deref(on.PoolTokens), deref(named.PoolTokens))
 	}
 }
+
+// vLLM sizes its cache in whole blocks: Hermes 2 Pro adds 32 tokens to
+// Llama 3 8B's vocabulary, a few hundred KiB of weights that leave the
+// block count as it is. The pool is known; the weights, which differ,
+// are not.
+func TestCandidatesWeightsDifferPoolSame(t *testing.T) {
+	ids := []string{"meta-llama/Meta-Llama-3-8B-Instruct", "NousResearch/Hermes-2-Pro-Llama-3-8B"}
+	s := vllmServer("", "H100")
+	s.Model = deploy.Unknown("$(MODEL_PATH)", deploy.Span{File: "rt.yaml", Line: 9, Col: 30, EndLine: 9, EndCol: 43})
+	s.ModelCandidates = ids
+	est := EstimateServer(s, Options{})
+	a := EstimateServer(vllmServer(ids[0], "H100"), Options{})
+	b := EstimateServer(vllmServer(ids[1], "H100"), Options{})
+	if a.PoolTokens == nil || b.PoolTokens == nil || *a.PoolTokens != *b.PoolTokens || *a.WeightsBytesPerGPU == *b.WeightsBytesPerGPU {
+		t.Fatalf("premise: pools %v %v, weights %v %v", deref(a.PoolTokens), deref(b.PoolTokens), deref(a.WeightsBytesPerGPU), deref(b.WeightsBytesPerGPU))
+	}
+	if est.PoolTokens == nil || *est.PoolTokens != *a.PoolTokens || est.WeightsBytesPerGPU != nil || est.KVBlocks == nil {
+		t.Errorf("pool %v weights %v blocks %v", deref(est.PoolTokens), deref(est.WeightsBytesPerGPU), deref(est.KVBlocks))
+	}
+	if !containsText(est.Assumptions, "differ in the weights per GPU") {
+		t.Errorf("assumptions %q", est.Assumptions)
+	}
+}
