@@ -9,8 +9,10 @@ import (
 
 // byCandidates sizes a server that names no model its estimate can
 // resolve but whose files allow a known set of them (deploy.Server
-// ModelCandidates: the base models OME's runtime selector may pair with
-// a runtime no InferenceService names). Each candidate is estimated as if
+// ModelCandidates: the base models OME's runtime selector accepts for a
+// runtime no InferenceService names). Only a set the files allow for
+// certain counts: with one candidate undecided (a quantization the
+// selector may refuse), the model that runs may be one outside the set. Each candidate is estimated as if
 // the server named it. When every candidate gives the same pool from the
 // same inputs (the same cell, weights and memory: the Llama 3.1 and 3.3
 // 70B instructs, a Qwen2.5 base and its instruct), the pool does not

@@ -14,9 +14,23 @@ import (
 func candidateServer(ids ...string) *deploy.Server {
 	s := server("", "H100", "--tp-size", "4")
 	s.Model = deploy.Unknown("$(MODEL_PATH)", deploy.Span{File: "rt.yaml", Line: 9, Col: 30, EndLine: 9, EndCol: 43})
-	s.ModelCandidates = ids
+	s.ModelCandidates, s.ModelCandidatesCertain = ids, true
 	s.ModelNote = "the selector may accept " + strings.Join(ids, " or ")
 	return s
+}
+
+// A set the files allow with one model undecided, or a single model, is
+// no set of every model that may run: the server stays unsized, though
+// the candidates would agree.
+func TestCandidatesUncertainUnsized(t *testing.T) {
+	s := candidateServer("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct")
+	s.ModelCandidatesCertain = false
+	if est := EstimateServer(s, Options{}); est.PoolTokens != nil || containsText(est.Assumptions, "the model is one of") {
+		t.Errorf("undecided: pool %v, %q", deref(est.PoolTokens), est.Assumptions)
+	}
+	if est := EstimateServer(candidateServer("meta-llama/Llama-3.3-70B-Instruct"), Options{}); est.PoolTokens != nil {
+		t.Errorf("one candidate: pool %v", deref(est.PoolTokens))
+	}
 }
 
 // Llama 3.1 and 3.3 70B Instruct have the same configuration but for
@@ -101,7 +115,7 @@ func TestCandidatesWeightsDifferPoolSame(t *testing.T) {
 	ids := []string{"meta-llama/Meta-Llama-3-8B-Instruct", "NousResearch/Hermes-2-Pro-Llama-3-8B"}
 	s := vllmServer("", "H100")
 	s.Model = deploy.Unknown("$(MODEL_PATH)", deploy.Span{File: "rt.yaml", Line: 9, Col: 30, EndLine: 9, EndCol: 43})
-	s.ModelCandidates = ids
+	s.ModelCandidates, s.ModelCandidatesCertain = ids, true
 	est := EstimateServer(s, Options{})
 	a := EstimateServer(vllmServer(ids[0], "H100"), Options{})
 	b := EstimateServer(vllmServer(ids[1], "H100"), Options{})

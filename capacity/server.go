@@ -52,7 +52,7 @@ func EstimateServer(s *deploy.Server, opt Options) Estimate {
 // is sized when every one of them gives the same pool (byCandidates).
 func estimateServer(s *deploy.Server, opt Options, model *modelResolution) Estimate {
 	est := estimateOne(s, opt, model)
-	if s != nil && len(s.ModelCandidates) > 0 && slices.Contains(est.Missing, "model") {
+	if s != nil && len(s.ModelCandidates) > 1 && s.ModelCandidatesCertain && slices.Contains(est.Missing, "model") {
 		return byCandidates(s, opt, est, model == nil)
 	}
 	return est

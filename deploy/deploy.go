@@ -161,8 +161,12 @@ type Server struct {
 	// ModelCandidates are the models the files allow when they allow
 	// several: Model is then unknown, and the server runs one of them.
 	ModelCandidates []string `json:"model_candidates,omitempty"`
-	GPU             Value    `json:"gpu"`       // product name, node label value or instance type
-	GPUCount        Value    `json:"gpu_count"` // GPUs per pod/container
+	// ModelCandidatesCertain is set when each of ModelCandidates is
+	// certainly allowed (a selector accepts it on every count, none is
+	// undecided): the server is then sized when they all give one pool.
+	ModelCandidatesCertain bool  `json:"model_candidates_certain,omitempty"`
+	GPU                    Value `json:"gpu"`       // product name, node label value or instance type
+	GPUCount               Value `json:"gpu_count"` // GPUs per pod/container
 	// GPUKey is the node label GPU was read from ("nvidia.com/gpu.product",
 	// "node.kubernetes.io/instance-type", …); "" when GPU is a product
 	// name (Slurm --gres, SkyPilot accelerators): the two are resolved

@@ -416,6 +416,7 @@ func (m *OMEModels) pairSelected(src *yamlsrc.Source, rt *yaml.Node, runtime str
 			continue
 		}
 		s.ModelCandidates = distinctIDs(all)
+		s.ModelCandidatesCertain = len(maybe) == 0
 		s.ModelNote = note
 	}
 }

@@ -72,6 +72,11 @@ spec:
 			} else if !s.Model.Origin.Inferred() || !strings.Contains(s.ModelNote, "IsCompatible") {
 				t.Errorf("a paired model is marked inferred and explained: origin %+v, note %q", s.Model.Origin, s.ModelNote)
 			}
+			if s.ModelCandidatesCertain {
+				// Every candidate of the table is undecided: the
+				// model that runs may be one outside the set.
+				t.Errorf("candidates %v are marked certain", s.ModelCandidates)
+			}
 			if len(s.ModelCandidates) != tt.candidates {
 				t.Errorf("candidates = %v, want %d", s.ModelCandidates, tt.candidates)
 			}
