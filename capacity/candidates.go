@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -10,17 +11,16 @@ import (
 // byCandidates sizes a server that names no model its estimate can
 // resolve but whose files allow a known set of them (deploy.Server
 // ModelCandidates: the base models OME's runtime selector accepts for a
-// runtime no InferenceService names). Only a set the files allow for
-// certain counts: with one candidate undecided (a quantization the
-// selector may refuse), the model that runs may be one outside the set. Each candidate is estimated as if
-// the server named it. When every candidate gives the same pool from the
-// same inputs (the same cell, weights and memory: the Llama 3.1 and 3.3
+// runtime no InferenceService names). Each candidate is estimated as if
+// the server named it. When all give the same pool (the Llama 3.1 and 3.3
 // 70B instructs, a Qwen2.5 base and its instruct), the pool does not
-// depend on which one runs, and the estimate is the first candidate's
-// with the model left unknown. What does differ between them (the context
-// window of a base and its instruct) is left unknown, named, with "model"
-// still missing. When the pools differ the server stays unsized, and the
-// estimate lists the pool each candidate would get.
+// depend on which one runs: the estimate is the first candidate's with
+// the model unknown, and what does differ between them (the context
+// window of a base and its instruct, a few bytes of weights) is left
+// unknown and named, with "model" still missing. When the pools differ
+// the server stays unsized, and the estimate lists each candidate's pool.
+// Only a set the files allow for certain is used (estimateServer): with
+// one candidate undecided, the model that runs may be outside the set.
 //
 // own is set when est resolved its model itself rather than took it from
 // an estimate With recomputes: the candidates' resolutions are then kept
@@ -53,11 +53,25 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 	if !samePool(ests) {
 		var each []string
 		for i, id := range ids {
-			p := "not sized (" + strings.Join(ests[i].Missing, ", ") + " unknown)"
-			if ests[i].PoolTokens != nil {
-				p = Thousands(*ests[i].PoolTokens) + " tokens"
+			var p string
+			switch e := &ests[i]; {
+			case e.PoolTokens != nil:
+				p = Thousands(*e.PoolTokens) + " tokens"
+			case e.StartupError != "":
+				p = "none: the server would not start"
+			case len(e.Missing) > 0:
+				p = "not sized (" + strings.Join(e.Missing, ", ") + " unknown)"
+			default:
+				p = "not sized"
 			}
 			each = append(each, id+": "+p)
+		}
+		if needOnlyGPU(ests) {
+			// The GPU decides the pool alone: the model
+			// need not be declared for it.
+			est.Missing = slices.DeleteFunc(est.Missing, func(m string) bool { return m == "model" })
+			est.assume("each model the files allow (%s) gives the same cell and weights: the GPU alone decides the pool", strings.Join(ids, ", "))
+			return est
 		}
 		est.assume("sized with each model the files allow, the pool would be %s: they differ, so the pool is unknown until the model is declared", strings.Join(each, "; "))
 		return est
@@ -78,17 +92,33 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 		}
 	}
 	lead := fmt.Sprintf("the model is one of %s, the models the files allow; each gives the same pool, so the pool is known though the model is not (inferred: a model the files do not list may run instead); the steps below are %s's", strings.Join(ids, ", "), ids[0])
-	out.Assumptions = append([]string{s.ModelNote, lead}, out.Assumptions...)
-	if s.ModelNote == "" {
-		out.Assumptions = out.Assumptions[1:]
+	notes := []string{lead}
+	if s.ModelNote != "" {
+		notes = []string{s.ModelNote, lead}
 	}
+	out.Assumptions = append(notes, out.Assumptions...)
 	out.Derivation = append([]string{lead}, out.Derivation...)
-	out.Missing = append([]string(nil), out.Missing...)
 	if differ := unsetDiffering(&out, ests[1:], ids); len(differ) > 0 {
 		out.need("model")
 		out.assume("the models the files allow differ in %s, which stay unknown until the model is declared", strings.Join(differ, ", "))
 	}
 	return out
+}
+
+// needOnlyGPU reports whether the candidates lack only the GPU and agree
+// on the cell and the weights per GPU: on any one GPU they then give one
+// pool, and declaring the GPU sizes the server.
+func needOnlyGPU(ests []Estimate) bool {
+	key := func(e *Estimate) string {
+		return fmt.Sprint(e.Engine, e.TP, e.DP, e.PP, e.PageSize, opt(e.CellBytesPerToken), opt(e.WeightsBytesPerGPU))
+	}
+	for i := range ests {
+		e := &ests[i]
+		if len(e.Missing) != 1 || e.Missing[0] != "gpu" || e.CellBytesPerToken == nil || e.WeightsBytesPerGPU == nil || key(e) != key(&ests[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // samePool reports whether every estimate has the same pool, of the same

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +128,22 @@ func TestCandidatesWeightsDifferPoolSame(t *testing.T) {
 	}
 	if !containsText(est.Assumptions, "differ in the weights per GPU") {
 		t.Errorf("assumptions %q", est.Assumptions)
+	}
+}
+
+// With no GPU, candidates of one cell and one set of weights need only
+// the GPU declared; candidates that differ need the model too.
+func TestCandidatesNeedOnlyGPU(t *testing.T) {
+	s := candidateServer("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct")
+	s.GPU = deploy.Value{}
+	est := EstimateServer(s, Options{})
+	if est.PoolTokens != nil || len(est.Missing) != 1 || est.Missing[0] != "gpu" || !containsText(est.Assumptions, "the GPU alone decides the pool") {
+		t.Errorf("same cell and weights: pool %v, missing %q, %q", deref(est.PoolTokens), est.Missing, est.Assumptions)
+	}
+	s = candidateServer("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct")
+	s.GPU = deploy.Value{}
+	est = EstimateServer(s, Options{})
+	if !slices.Contains(est.Missing, "gpu") || !slices.Contains(est.Missing, "model") || containsText(est.Assumptions, "the GPU alone") {
+		t.Errorf("other sizes: missing %q, %q", est.Missing, est.Assumptions)
 	}
 }
