@@ -52,6 +52,12 @@ type Model struct {
 	SWAVHeadDim int `json:"swa_v_head_dim,omitempty"`
 	// HybridSWAOptIn is the config's own is_hybrid_swa flag.
 	HybridSWAOptIn bool `json:"is_hybrid_swa,omitempty"`
+	// AttentionChunkSize is Llama 4's attention_chunk_size and ChunkedLayers
+	// the layers that attend within a chunk (its RoPE layers, the rest being
+	// NoPE layers of full attention); both 0 for other models
+	// (readChunkedAttention).
+	AttentionChunkSize int `json:"attention_chunk_size,omitempty"`
+	ChunkedLayers      int `json:"chunked_layers,omitempty"`
 
 	// ContextKey/ContextValue are the first of SGLang's CONTEXT_LENGTH_KEYS
 	// present in the config (max_sequence_length, seq_length, max_seq_len,

@@ -304,6 +304,7 @@ func parseModelConfig(file string, data []byte) (*Model, error) {
 		}
 	}
 	readLayerKinds(text, m)
+	readChunkedAttention(text, m)
 	swaKV, _ := text.int("swa_num_key_value_heads", maxHeads)
 	swaHD, _ := text.int("swa_head_dim", maxDim)
 	swaVHD, _ := text.int("swa_v_head_dim", maxDim)
@@ -471,6 +472,72 @@ func readLayerKinds(text *configReader, m *Model) {
 		full := m.Layers / int(p)
 		m.FullLayers, m.SWALayers = full, m.Layers-full
 	}
+}
+
+// readChunkedAttention reads which of Llama 4's layers attend within a chunk
+// of attention_chunk_size tokens. transformers' Llama4TextConfig
+// (huggingface/transformers@008e574391258935f3ecc3035c882e73bbcac419
+// src/transformers/models/llama4/configuration_llama4.py
+// Llama4TextConfig.__post_init__; the 4.5x releases' __init__ has the same
+// rule) defaults attention_chunk_size to 8192 and, when no_rope_layers is
+// absent or empty, builds it as int((i + 1) % no_rope_layer_interval != 0)
+// with an interval of 4: 1 marks a RoPE layer, 0 a NoPE layer. vLLM reads
+// the loaded config: vllm/model_executor/models/llama4.py Llama4Attention
+// (nope = no_rope_layers[layer_idx] == 0, use_irope = not nope) and
+// vllm/v1/worker/gpu_model_runner.py get_kv_cache_spec (a use_irope layer
+// is chunked when model_config.attention_chunk_size, getattr(hf_text_config,
+// "attention_chunk_size", None), is set), both at vllm-project/vllm
+// 6d8d0a24c02b (v0.10.0). A null attention_chunk_size turns chunking off.
+func readChunkedAttention(text *configReader, m *Model) {
+	if m.ModelType != "llama4" && m.ModelType != "llama4_text" {
+		return
+	}
+	chunk := int64(8192)
+	if v, present := text.obj["attention_chunk_size"]; present {
+		if v == nil {
+			return
+		}
+		n, ok := text.int("attention_chunk_size", math.MaxInt32)
+		if !ok || n <= 0 {
+			return
+		}
+		chunk = n
+	}
+	if m.Layers <= 0 {
+		return
+	}
+	chunked := 0
+	if list, ok := text.obj["no_rope_layers"].([]any); ok && len(list) > 0 {
+		if len(list) < m.Layers {
+			// vLLM would index past the list: no layout to read.
+			return
+		}
+		for _, e := range list[:m.Layers] {
+			n, isNum := e.(json.Number)
+			if !isNum {
+				text.fail("no_rope_layers", "must list numbers, not %s", jsonKind(e))
+				return
+			}
+			if n.String() != "0" {
+				chunked++
+			}
+		}
+	} else {
+		interval := int64(4)
+		if text.has("no_rope_layer_interval") {
+			n, ok := text.int("no_rope_layer_interval", maxLayers)
+			if !ok || n <= 0 {
+				return
+			}
+			interval = n
+		}
+		for i := int64(0); i < int64(m.Layers); i++ {
+			if (i+1)%interval != 0 {
+				chunked++
+			}
+		}
+	}
+	m.AttentionChunkSize, m.ChunkedLayers = int(chunk), chunked
 }
 
 // readRopeScaling reads rope_scaling (transformers v4) or rope_parameters (v5).

@@ -216,3 +216,47 @@ func TestReadModelConfigGPT2AttributeMap(t *testing.T) {
 		t.Errorf("context %s=%d, want n_positions 1024", m.ContextKey, m.ContextValue)
 	}
 }
+
+// TestReadChunkedAttention pins which Llama 4 layers vLLM keeps as chunked
+// local attention: transformers' defaults (a NoPE layer every 4th), an
+// explicit no_rope_layers list, and a null attention_chunk_size (no
+// chunking at all).
+func TestReadChunkedAttention(t *testing.T) {
+	tests := []struct {
+		name          string
+		text          string
+		chunk, layers int
+	}{
+		{"defaults", `"attention_chunk_size": 8192`, 8192, 36},
+		{"chunk size omitted", `"num_key_value_heads": 8`, 8192, 36},
+		{"interval 3", `"attention_chunk_size": 4096, "no_rope_layer_interval": 3`, 4096, 32},
+		{"explicit list", `"no_rope_layers": [1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1,0]`, 8192, 24},
+		{"empty list means the default", `"no_rope_layers": []`, 8192, 36},
+		{"null chunk size", `"attention_chunk_size": null`, 0, 0},
+		{"list shorter than the layers", `"no_rope_layers": [1, 0]`, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := `{"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4", "text_config": {"model_type": "llama4_text",
+				"num_hidden_layers": 48, "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, ` + tt.text + `}}`
+			m, err := ParseModelConfig("llama4", []byte(cfg), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expect(t, "chunk, chunked layers", [2]int{m.AttentionChunkSize, m.ChunkedLayers}, [2]int{tt.chunk, tt.layers})
+		})
+	}
+	m, err := ParseModelConfig("llama3", []byte(`{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "attention_chunk_size": 8192}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "not Llama 4", [2]int{m.AttentionChunkSize, m.ChunkedLayers}, [2]int{0, 0})
+	cat := Default()
+	for _, id := range []string{"meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"} {
+		m, ok := cat.Model(id)
+		if !ok {
+			t.Fatalf("%s not in the catalog", id)
+		}
+		expect(t, id, [2]int{m.AttentionChunkSize, m.ChunkedLayers}, [2]int{8192, 36})
+	}
+}

@@ -103,6 +103,7 @@ func (e *vllmEstimator) cellVLLM() {
 	}
 	hybSWA, hybFull, hybrid := m.hybridLayerCounts()
 	hybrid = hybrid && hybSWA > 0 && hybFull > 0 && m.SlidingWindow > 0
+	chunked := false
 	if hybrid {
 		switch e.hybridManager() {
 		case hybridUnknown:
@@ -110,9 +111,12 @@ func (e *vllmEstimator) cellVLLM() {
 		case hybridOff:
 			hybrid = false
 		}
-	} else if m.hasArch("Llama4ForConditionalGeneration") {
-		if !e.llama4ChunkedFull() {
+	} else if m.hasArch("Llama4ForConditionalGeneration") || m.hasArch("Llama4ForCausalLM") {
+		switch e.llama4Chunked(m) {
+		case hybridUnknown:
 			return
+		case hybridOn:
+			chunked = true
 		}
 	} else if w := int64(m.SlidingWindow); w > 0 && e.ctxKnown && w < e.ctx {
 		e.est.assume("the config's sliding_window %d is below max_model_len: kvlint sizes every layer in full, as vLLM does for configs whose use_sliding_window is false; a model that really slides on every layer needs fewer blocks per request", w)
@@ -152,12 +156,18 @@ func (e *vllmEstimator) cellVLLM() {
 		e.est.assume("the config's attention shapes give an empty KV page")
 		return
 	}
-	if hybrid {
+	if hybrid || chunked {
 		if m.isMLA() {
 			e.est.assume("%s: sliding-window MLA layers are grouped differently by vLLM, which kvlint does not model, so the cache is not sized", m.ID)
 			return
 		}
-		h, ok := e.hybridGroups(m, hybSWA, hybFull)
+		var h *vllmHybrid
+		ok := false
+		if chunked {
+			h, ok = e.chunkedGroups(m)
+		} else {
+			h, ok = e.hybridGroups(m, hybSWA, hybFull)
+		}
 		if !ok {
 			return
 		}

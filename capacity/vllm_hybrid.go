@@ -43,13 +43,26 @@ import (
 // close counts; and until 8ee90c83f (#29431, 2025-12-24) the startup check
 // summed every layer's pages rather than the groups', which differs only
 // by the padding slots (Gemma 3's 8 of 60 sliding-window slots).
+//
+// Llama 4's chunked local attention layers (v0.10.0 only) take the place of
+// the sliding-window ones: see llama4Chunked.
 type vllmHybrid struct {
-	full, swa  int   // layers of each kind in the model
+	full, swa  int   // layers of each kind in the model: full, and sliding-window or chunked
 	window     int64 // sliding_window
+	chunk      int64 // attention_chunk_size when the other layers are chunked local attention, else 0
+	layerCheck bool  // the startup check sums every layer's pages, not the groups' (v0.10.0)
 	groupSize  int64
 	fullGroups int64
 	swaGroups  int64
 	batched    int64 // max_num_batched_tokens
+}
+
+// kind names the layers that are not full attention.
+func (h *vllmHybrid) kind() string {
+	if h.chunk > 0 {
+		return fmt.Sprintf("chunked local attention (chunk %d)", h.chunk)
+	}
+	return fmt.Sprintf("sliding-window (window %d)", h.window)
 }
 
 // vllmHybridRelease is the first release with the hybrid allocator and
@@ -158,15 +171,8 @@ func (e *vllmEstimator) hybridGroups(m *Model, swa, full int) (*vllmHybrid, bool
 		e.est.assume("--disable-sliding-window on a hybrid sliding-window model: kvlint does not model how vLLM then groups the layers, so the cache is not sized")
 		return nil, false
 	}
-	batched, st := e.r.int("--max-num-batched-tokens")
-	switch {
-	case st == argUnknown:
-		return nil, false
-	case st == argSet && batched > 0:
-	case e.gpu != nil && e.gpu.MemoryMiB > 0:
-		batched = vllmDefaultBatchedTokens(e.gpu)
-	default:
-		e.est.assume("a sliding-window layer holds its window plus one batch of tokens (max_num_batched_tokens), whose default depends on the GPU, which is unknown: the cache is not sized")
+	batched, ok := e.hybridBatched("a sliding-window layer holds its window")
+	if !ok {
 		return nil, false
 	}
 	h := &vllmHybrid{full: full, swa: swa, window: int64(m.SlidingWindow), batched: batched}
@@ -185,12 +191,36 @@ func (e *vllmEstimator) hybridGroups(m *Model, swa, full int) (*vllmHybrid, bool
 	return h, true
 }
 
+// hybridBatched reads max_num_batched_tokens, the batch a sliding-window or
+// chunked layer holds beside its window; what says why the batch matters.
+func (e *vllmEstimator) hybridBatched(what string) (int64, bool) {
+	batched, st := e.r.int("--max-num-batched-tokens")
+	switch {
+	case st == argUnknown:
+		return 0, false
+	case st == argSet && batched > 0:
+	case e.gpu != nil && e.gpu.MemoryMiB > 0:
+		batched = vllmDefaultBatchedTokens(e.gpu)
+	default:
+		e.est.assume("%s plus one batch of tokens (max_num_batched_tokens), whose default depends on the GPU, which is unknown: the cache is not sized", what)
+		return 0, false
+	}
+	return batched, true
+}
+
 // fullBlocks and swaBlocks are one max_model_len request's blocks in one
 // group of each kind (FullAttentionSpec and SlidingWindowSpec
 // max_memory_usage_bytes ÷ page).
 func (h *vllmHybrid) fullBlocks(ctx, block int64) int64 { return ceilDiv(ctx, block) }
 
 func (h *vllmHybrid) swaBlocks(ctx, block int64) int64 {
+	if h.chunk > 0 {
+		// ChunkedLocalAttentionSpec.max_memory_usage_bytes at 6d8d0a24c02b
+		// (v0.10.0): cdiv(min(attention_chunk_size +
+		// max_num_batched_tokens, max_model_len), block_size) pages, with
+		// no extra page (a chunk starts on a multiple of the chunk size).
+		return ceilDiv(min(h.chunk+h.batched, ctx), block)
+	}
 	return ceilDiv(min(h.window-1+h.batched, ctx), block) + 1
 }
 
@@ -199,11 +229,24 @@ func (h *vllmHybrid) requestBlocks(ctx, block int64) int64 {
 	return h.fullGroups*h.fullBlocks(ctx, block) + h.swaGroups*h.swaBlocks(ctx, block)
 }
 
-// longest is _estimate_max_model_len_from_groups: the largest length in
-// [1, upper] whose group_size × page × request blocks fit avail, 0 when not
-// even one token does.
+// needed is the memory the startup check asks for one ctx-token request:
+// group_size × page × its blocks over the groups
+// (_max_memory_usage_bytes_from_groups), or, where the check sums every
+// layer's spec (v0.10.0's check_enough_kv_cache_memory and
+// estimate_max_model_len, at 6d8d0a24c02b), page × the blocks of every
+// layer, which differs only by the padding slots.
+func (h *vllmHybrid) needed(ctx, page, block int64) int64 {
+	if h.layerCheck {
+		return page * (int64(h.full)*h.fullBlocks(ctx, block) + int64(h.swa)*h.swaBlocks(ctx, block))
+	}
+	return h.groupSize * page * h.requestBlocks(ctx, block)
+}
+
+// longest is _estimate_max_model_len_from_groups (estimate_max_model_len
+// on v0.10.0): the largest length in [1, upper] whose needed memory fits
+// avail, 0 when not even one token does.
 func (h *vllmHybrid) longest(avail, page, block, upper int64) int64 {
-	fits := func(l int64) bool { return h.groupSize*page*h.requestBlocks(l, block) <= avail }
+	fits := func(l int64) bool { return h.needed(l, page, block) <= avail }
 	if upper < 1 || !fits(1) {
 		return 0
 	}
@@ -220,12 +263,13 @@ func (h *vllmHybrid) longest(avail, page, block, upper int64) int64 {
 }
 
 // longestUncapped is the longest request avail holds, whatever
-// max_model_len: the full groups alone bound it.
+// max_model_len: the full layers alone bound it (a group of them holds no
+// fewer slots than the layers it groups).
 func (h *vllmHybrid) longestUncapped(avail, page, block int64) int64 {
-	if h.fullGroups <= 0 || page <= 0 {
+	if h.full <= 0 || page <= 0 {
 		return 0
 	}
-	upper := avail/(h.groupSize*page)/h.fullGroups*block + block
+	upper := avail/page/int64(h.full)*block + block
 	return h.longest(avail, page, block, min(upper, math.MaxInt64/4))
 }
 
@@ -282,16 +326,25 @@ func (e *vllmEstimator) poolHybridVLLM() {
 	fullB, swaB := h.fullBlocks(e.ctx, e.block), h.swaBlocks(e.ctx, e.block)
 	req := h.requestBlocks(e.ctx, e.block)
 	e.est.RequestBlocks = ptr(req)
-	e.est.derive("one %s-token request takes %d full groups × cdiv(%s, %d) = %s blocks + %d sliding-window groups × (cdiv(min(window %d − 1 + %s batched tokens, %s), %d) + 1) = %d blocks: %s blocks (FullAttentionSpec, SlidingWindowSpec max_memory_usage_bytes)",
-		Thousands(e.ctx), h.fullGroups, Thousands(e.ctx), e.block, Thousands(fullB), h.swaGroups, h.window, Thousands(h.batched), Thousands(e.ctx), e.block, swaB, Thousands(req))
-	needed := perBlock * req
-	e.est.CellBytesPerToken = ptr(ceilDiv(needed, e.ctx))
-	e.est.derive("KV per token of a full-length request = %s B ÷ %s tokens = %s B per GPU (the sliding-window layers hold only their window)", Thousands(needed), Thousands(e.ctx), Thousands(ceilDiv(needed, e.ctx)))
-	if needed > avail {
+	if h.chunk > 0 {
+		e.est.derive("one %s-token request takes %d full groups × cdiv(%s, %d) = %s blocks + %d chunked groups × cdiv(min(chunk %s + %s batched tokens, %s), %d) = %s blocks: %s blocks (FullAttentionSpec, ChunkedLocalAttentionSpec max_memory_usage_bytes)",
+			Thousands(e.ctx), h.fullGroups, Thousands(e.ctx), e.block, Thousands(fullB), h.swaGroups, Thousands(h.chunk), Thousands(h.batched), Thousands(e.ctx), e.block, Thousands(swaB), Thousands(req))
+	} else {
+		e.est.derive("one %s-token request takes %d full groups × cdiv(%s, %d) = %s blocks + %d sliding-window groups × (cdiv(min(window %d − 1 + %s batched tokens, %s), %d) + 1) = %d blocks: %s blocks (FullAttentionSpec, SlidingWindowSpec max_memory_usage_bytes)",
+			Thousands(e.ctx), h.fullGroups, Thousands(e.ctx), e.block, Thousands(fullB), h.swaGroups, h.window, Thousands(h.batched), Thousands(e.ctx), e.block, swaB, Thousands(req))
+	}
+	perRequest := perBlock * req
+	e.est.CellBytesPerToken = ptr(ceilDiv(perRequest, e.ctx))
+	e.est.derive("KV per token of a full-length request = %s B ÷ %s tokens = %s B per GPU (the %s layers hold only part of it)", Thousands(perRequest), Thousands(e.ctx), Thousands(ceilDiv(perRequest, e.ctx)), h.kind())
+	if needed := h.needed(e.ctx, page, e.block); needed > avail {
 		est := h.longest(avail, page, e.block, e.ctx)
 		e.est.StartupError = vllmShortOfMemoryAt(e.s.Release, e.ctx, needed, avail, est)
 		e.est.KVBudgetBytes = ptr(avail)
-		e.est.derive("startup check: one %s-token request needs group size %d × %s B × %s blocks = %s B, more than the %s B available: vLLM raises ValueError and does not start (_max_memory_usage_bytes_from_groups)", Thousands(e.ctx), h.groupSize, Thousands(page), Thousands(req), Thousands(needed), Thousands(avail))
+		how := fmt.Sprintf("group size %d × %s B × %s blocks", h.groupSize, Thousands(page), Thousands(req))
+		if h.layerCheck {
+			how = fmt.Sprintf("%s B × (%d full layers × %s + %d chunked layers × %s blocks)", Thousands(page), h.full, Thousands(fullB), h.swa, Thousands(swaB))
+		}
+		e.est.derive("startup check: one %s-token request needs %s = %s B, more than the %s B available: vLLM raises ValueError and does not start (_check_enough_kv_cache_memory)", Thousands(e.ctx), how, Thousands(needed), Thousands(avail))
 		return
 	}
 	blocksFound()
@@ -333,23 +386,126 @@ func (e *vllmEstimator) memoryBoundHybridVLLM() {
 // 9a9fda142 (#19351, 2025-07-19) gave them a ChunkedLocalAttentionSpec and
 // 8aa1485fc (#21761, 2025-07-28) turned the manager off for them unless
 // VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (config/vllm.py
-// __post_init__, still so at 9aaf83ef502f). The first is in the v0.10.0.0
-// tag of red-hat-data-services/vllm, the second is not; that upstream
-// v0.10.0 matches that tag is inferred.
+// __post_init__, still so at 9aaf83ef502f). v0.10.0 is 6d8d0a24c02b
+// ("Add think chunk", #21333, 2025-07-24): the upstream commit that
+// red-hat-data-services/vllm merges as its "v0.10.0-tag" branch (8d0d79870)
+// and the parent its v0.10.0.0 tag builds on; the first commit is its
+// ancestor, the second is not.
 const vllmChunkedHybridRelease = "0.10.0"
 
-// llama4ChunkedFull says how vLLM keeps Llama 4's KV: every layer in full
-// (false when that is unknown, said as an assumption). kvlint reads no
-// attention_chunk_size, so it cannot size the chunked groups themselves.
-func (e *vllmEstimator) llama4ChunkedFull() bool {
+// llama4Chunked decides how vLLM keeps Llama 4's KV: hybridOn when the
+// hybrid manager groups the chunked local attention layers (v0.10.0),
+// hybridOff when every layer keeps full KV, hybridUnknown (with the reason
+// said) when kvlint cannot tell.
+//
+// On v0.10.0 (6d8d0a24c02b) vllm/config.py VllmConfig.__post_init__ turns
+// the manager off for --disable-hybrid-kv-cache-manager, any
+// --kv-transfer-config (every connector, unlike later releases), any
+// --kv-events-config, and a speculative method for which use_eagle() holds
+// (eagle, eagle3, deepseek_mtp) on a model with attention_chunk_size; and
+// get_kv_cache_config's unify_hybrid_kv_cache_specs then makes every
+// ChunkedLocalAttentionSpec a FullAttentionSpec.
+func (e *vllmEstimator) llama4Chunked(m *Model) hybridMode {
 	if off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); st == argSet && off {
-		return true
+		e.est.derive("--disable-hybrid-kv-cache-manager: every layer, chunked local attention or not, keeps full KV (unify_hybrid_kv_cache_specs)")
+		return hybridOff
 	}
-	if v := e.s.Release.Version; v != "" && deploy.CompareVersions(v, vllmChunkedHybridRelease) == 0 {
-		e.est.assume("vLLM v%s groups Llama 4's chunked local attention layers with its hybrid KV cache manager, which kvlint does not model, so the cache is not sized", v)
-		return false
+	v := e.s.Release.Version
+	if v == "" || deploy.CompareVersions(v, vllmChunkedHybridRelease) != 0 {
+		e.est.derive("Llama 4's chunked local attention layers keep full KV: vLLM turns the hybrid KV cache manager off for them by default (config/vllm.py, vllm#21761)")
+		e.est.assume("with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 in the server's environment vLLM groups the chunked layers and holds more, which kvlint does not see")
+		return hybridOff
 	}
-	e.est.derive("Llama 4's chunked local attention layers keep full KV: vLLM turns the hybrid KV cache manager off for them by default (config/vllm.py, vllm#21761)")
-	e.est.assume("with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 in the server's environment vLLM groups the chunked layers and holds more, which kvlint does not see")
-	return true
+	switch {
+	case m.ModelType != "llama4" && m.ModelType != "llama4_text":
+		// readChunkedAttention reads only Llama 4 configs.
+		e.est.assume("%s does not say its model_type is llama4, so kvlint cannot read which layers vLLM v%s keeps as chunked local attention: the cache is not sized", m.ID, v)
+		return hybridUnknown
+	case m.AttentionChunkSize <= 0 || m.ChunkedLayers == 0:
+		e.est.derive("%s has no chunked local attention layers (attention_chunk_size null, or every layer NoPE): every layer keeps full KV", m.ID)
+		return hybridOff
+	case m.ChunkedLayers >= m.Layers:
+		e.est.assume("every layer of %s is chunked local attention, a cache of one ChunkedLocalAttentionSpec kvlint does not model, so the cache is not sized", m.ID)
+		return hybridUnknown
+	}
+	switch off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); {
+	case st == argUnknown:
+		e.est.assume("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
+		return hybridUnknown
+	case st == argSet && !off:
+		e.est.derive("--no-disable-hybrid-kv-cache-manager: the hybrid KV cache manager is on unless the checks below turn it off")
+	}
+	for _, flag := range []string{"--kv-transfer-config", "--kv-events-config"} {
+		if _, _, st := e.r.value(flag); st != argUnset {
+			e.est.derive("%s: vLLM v%s turns the hybrid KV cache manager off, so every layer keeps full KV (VllmConfig.__post_init__)", flag, v)
+			return hybridOff
+		}
+	}
+	switch _, spec, st := e.r.value("--speculative-config"); st {
+	case argUnknown:
+		e.est.assume("--speculative-config is unknown, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
+		return hybridUnknown
+	case argSet:
+		method, ok := "", false
+		if f, has := spec.Typed.Field("method"); has {
+			method, ok = f.Str()
+		}
+		switch {
+		case !ok:
+			e.est.assume("--speculative-config names no method kvlint can read, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
+			return hybridUnknown
+		case method == "eagle" || method == "eagle3" || method == "deepseek_mtp":
+			e.est.derive("speculative method %s with chunked local attention: vLLM v%s turns the hybrid KV cache manager off, so every layer keeps full KV (VllmConfig.__post_init__)", method, v)
+			return hybridOff
+		}
+	}
+	e.est.derive("vLLM v%s keeps Llama 4's %d chunked local attention layers (attention_chunk_size %d) in KV cache groups of their own (ChunkedLocalAttentionSpec, gpu_model_runner.py get_kv_cache_spec)", v, m.ChunkedLayers, m.AttentionChunkSize)
+	return hybridOn
+}
+
+// chunkedGroups lays out v0.10.0's KV cache groups for Llama 4, as
+// _get_kv_cache_config_uniform_page_size does at 6d8d0a24c02b: the layers
+// of each type_id (full attention; local attention of one chunk size) in
+// groups of group_size = the fewest layers of one type (that release has
+// no 1.5 rule), the last group of a type padded; blocks =
+// available // page // group_size; and the log "GPU KV cache size" =
+// num_blocks // groups × block_size, which vllmConcurrencyLogRelease
+// already covers.
+func (e *vllmEstimator) chunkedGroups(m *Model) (*vllmHybrid, bool) {
+	if e.pp > 1 {
+		// Each stage's worker groups its own layers; which layers a stage
+		// holds decides its groups, which kvlint does not follow.
+		e.est.assume("pipeline parallelism over Llama 4 on vLLM v%s: kvlint does not follow how each stage groups its chunked and full layers, so the cache is not sized", vllmChunkedHybridRelease)
+		return nil, false
+	}
+	batched, ok := e.hybridBatched("a chunked local attention layer holds its chunk")
+	if !ok {
+		return nil, false
+	}
+	switch on, st := e.r.bool("--enable-chunked-prefill"); {
+	case st == argUnknown:
+		e.est.assume("--enable-chunked-prefill is unknown, and without chunked prefill vLLM batches max_model_len tokens, which a chunked layer holds: the cache is not sized")
+		return nil, false
+	case st == argSet && !on:
+		// engine/arg_utils.py _set_default_args_v1 at 6d8d0a24c02b: "if
+		// not self.enable_chunked_prefill: self.max_num_batched_tokens =
+		// model_config.max_model_len".
+		if !e.ctxKnown || e.ctxAuto || e.ctx <= 0 {
+			e.est.assume("--no-enable-chunked-prefill batches max_model_len tokens, which is unknown: the cache is not sized")
+			return nil, false
+		}
+		batched = e.ctx
+		e.est.derive("--no-enable-chunked-prefill: max_num_batched_tokens = max_model_len %s", Thousands(batched))
+	}
+	full, chunked := m.Layers-m.ChunkedLayers, m.ChunkedLayers
+	h := &vllmHybrid{full: full, swa: chunked, chunk: int64(m.AttentionChunkSize), layerCheck: true, batched: batched}
+	h.groupSize = int64(min(full, chunked))
+	h.fullGroups, h.swaGroups = ceilDiv(int64(full), h.groupSize), ceilDiv(int64(chunked), h.groupSize)
+	pad := h.fullGroups*h.groupSize - int64(full) + h.swaGroups*h.groupSize - int64(chunked)
+	padNote := ""
+	if pad > 0 {
+		padNote = fmt.Sprintf(", %d padding layer slots", pad)
+	}
+	e.est.derive("hybrid KV cache manager: %d full-attention and %d chunked local attention (chunk %d) layers in groups of %d: %d full and %d chunked groups%s (_get_kv_cache_config_uniform_page_size)", full, chunked, h.chunk, h.groupSize, h.fullGroups, h.swaGroups, padNote)
+	return h, true
 }

@@ -168,21 +168,6 @@ func TestVLLMHybridUnknown(t *testing.T) {
 	}
 }
 
-// Llama 4's chunked local attention layers keep full KV by default (the
-// manager is off for them), except on v0.10.0, which grouped them.
-func TestVLLMLlama4Chunked(t *testing.T) {
-	s := vllmServer("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "H200", "--tensor-parallel-size", "8", "--kv-cache-memory-bytes", "40G")
-	est := EstimateServer(s, Options{})
-	if est.PoolTokens == nil || !containsText(est.Derivation, "chunked local attention layers keep full KV") {
-		t.Errorf("default: pool %v\n%s", deref(est.PoolTokens), strings.Join(est.Derivation, "\n"))
-	}
-	s.Release = deploy.Release{Engine: deploy.EngineVLLM, Version: "0.10.0", Source: "test"}
-	est = EstimateServer(s, Options{})
-	if est.PoolTokens != nil || !containsText(est.Assumptions, "groups Llama 4's chunked local attention layers") {
-		t.Errorf("v0.10.0: pool %v, %q", deref(est.PoolTokens), est.Assumptions)
-	}
-}
-
 // With the weights unknown, the GPU's memory bounds the cache: Gemma-3-27B
 // on an H100 (memory.total 81,559 MiB = 85,520,809,984 B): int(× 0.92) =
 // 78,679,145,185 B // 131,072 // 10 = 60,027 blocks, at most int(60,027 /

@@ -42,19 +42,21 @@ func vllmV0ShortOfMemory(ctx, maxSeqLen int64) string {
 //   - v0.8.0–v0.8.3: no estimate of the longest request that fits
 //     (v0.8.3, 296c6572); the estimate came with 4716377fb (#16168,
 //     2025-04-08), in v0.8.4 (dc1b4a6f) and after;
-//   - up to v0.9.2 (a5dd03c1): the estimate sentence is "{estimated_msg} "
-//     (two spaces when there is no estimate) and neither error links the
-//     docs; the link came with 8580919ac (#28051, 2025-12-10).
+//   - up to v0.10.0 (v0.9.2 a5dd03c1; v0.10.0 6d8d0a24c02b, the upstream
+//     commit red-hat-data-services/vllm merges as "v0.10.0-tag"): the
+//     estimate sentence is "{estimated_msg} " (two spaces when there is no
+//     estimate) and neither error links the docs; the link came with
+//     8580919ac (#28051, 2025-12-10).
 //
-// A release after v0.9.2 is in no snapshot here, so it (and an unknown
-// release) gets main's wording, vllmShortOfMemory.
+// A later release is in no snapshot here, so it (and an unknown release)
+// gets main's wording, vllmShortOfMemory.
 const (
 	vllmEstimateRelease = "0.8.4"
-	vllmLastReadRelease = "0.9.2"
+	vllmLastReadRelease = "0.10.0"
 )
 
 // vllmReadRelease reports whether the server's release is a V1 release the
-// snapshots read (v0.8.0 to v0.9.2).
+// snapshots read (v0.8.0 to v0.10.0).
 func vllmReadRelease(r deploy.Release) bool {
 	return r.Version != "" && !vllmEngineV0(r) && deploy.CompareVersions(r.Version, vllmLastReadRelease) <= 0
 }

@@ -80,6 +80,8 @@ var keptKeys = map[string]bool{
 	"topk_method": true, "use_qk_norm": true, "bias": true, "mlp_bias": true,
 	"index_k_norm_type": true, "use_qkv_bias": true, "qk_layernorm": true, "use_bias": true,
 	"use_routing_bias": true, "qk_norm_type": true,
+	// Llama 4's chunked local attention (capacity.readChunkedAttention).
+	"attention_chunk_size": true, "no_rope_layers": true, "no_rope_layer_interval": true,
 	// The older layouts (capacity/modelconfig_params_more.go): OPT, Falcon,
 	// MPT and DBRX (with their attn_config/ffn_config objects), ChatGLM.
 	"ffn_dim": true, "word_embed_proj_dim": true, "enable_bias": true,
