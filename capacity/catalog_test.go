@@ -303,3 +303,15 @@ func TestVKEGPUName(t *testing.T) {
 		}
 	}
 }
+
+// Kimi K2 Thinking ships INT4 weights (its model card), but the only
+// pinned copy of its config.json is abridged and has no
+// quantization_config: the row says the weights are quantized and leaves
+// their size unknown. Counted as bfloat16 they would not fit eight H200s,
+// and a server the vendor runs there would be said not to start.
+func TestKimiK2ThinkingWeightsUnknown(t *testing.T) {
+	est := EstimateServer(server("moonshotai/Kimi-K2-Thinking", "H200", "--tp-size", "8"), Options{})
+	if est.StartupError != "" || est.WeightsBytesPerGPU != nil || len(est.Missing) != 1 || est.Missing[0] != "weights" {
+		t.Errorf("startup error %q, weights %v, missing %q", est.StartupError, deref(est.WeightsBytesPerGPU), est.Missing)
+	}
+}
