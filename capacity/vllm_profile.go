@@ -87,7 +87,11 @@ func (e *vllmEstimator) profileBatchVLLM() (batched int64, v0, ok bool) {
 			return 0, true, false
 		}
 		batched = max(e.ctx, 2048)
-		why += fmt.Sprintf(": no chunked prefill, max(max_model_len %s, 2048)", Thousands(e.ctx))
+		where := ""
+		if v, ok := e.s.Args["--max-model-len"]; ok && v.Known && !e.ctxAuto {
+			where = at(v.Span) // the value that sets the batch
+		}
+		why += fmt.Sprintf(": no chunked prefill, max(max_model_len %s%s, 2048)", Thousands(e.ctx), where)
 	}
 	if e.model != nil && e.model.isMultimodal() && vllmAtLeast(e.s.Release, vllmV0MultimodalBatchRelease) && batched < vllmMultimodalBatchedTokens {
 		batched = vllmMultimodalBatchedTokens
