@@ -52,7 +52,11 @@ func (e *vllmEstimator) profileBatchVLLM() (batched int64, v0, ok bool) {
 	}
 	if !v0 {
 		// V1, or a release kvlint does not know, judged as the newest.
-		return vllmDefaultBatchedTokens(e.gpu), false, true
+		batched = vllmDefaultBatchedTokens(e.gpu)
+		if e.s.Release.Version == "" && st == argUnset {
+			e.est.assume("the vLLM release is unknown: kvlint takes V1's profiling batch of %s tokens; a release before v%s runs V0, which profiles max(max_model_len, 2048) tokens without chunked prefill (pin the image or declare --max-num-batched-tokens)", Thousands(batched), vllmV1Release)
+		}
+		return batched, false, true
 	}
 	if st == argUnknown {
 		return 0, true, false

@@ -63,8 +63,13 @@ func TestVLLMV0ProfileBatchQuiet(t *testing.T) {
 		if est.KVBudgetBytes == nil || *est.KVBudgetBytes != 4764700181 {
 			t.Errorf("v%q: KV budget %v, want V1's 4,764,700,181 B", version, est.KVBudgetBytes)
 		}
-		if strings.Contains(strings.Join(est.Assumptions, "\n"), "V0 engine") {
+		said := strings.Join(est.Assumptions, "\n")
+		if strings.Contains(said, "V0 engine") {
 			t.Errorf("v%q is not V0: %q", version, est.Assumptions)
+		}
+		// Only the unknown release says that it is taken as V1.
+		if got := strings.Contains(said, "the vLLM release is unknown: kvlint takes V1's profiling batch of 2,048 tokens"); got != (version == "") {
+			t.Errorf("v%q: unknown-release assumption %v: %q", version, got, est.Assumptions)
 		}
 	}
 	// 2,048 × 0.16 MiB = 0.32 GiB, + 0.2: 558,345,748 B of runtime.
