@@ -22,10 +22,12 @@ import (
 //     long --max-model-len makes a long profiling batch and a large peak.
 //
 // vllmV0ActivationMiBPerToken is V0's peak per token of that batch. V0
-// computes logits only for each sequence's last token (profile_run's
-// sampling metadata selects one token per prompt), so its peak per token is
-// far below V1's figure, which holds the sampler's logits of up to 1,024
-// sequences. The figure is calibrated on one V0 log, vllm-project/vllm#10511
+// computes logits for one token per prompt: profile_run's SamplingParams ask
+// for no prompt logprobs, so SamplingMetadata._prepare_seq_groups
+// (vllm/model_executor/sampling_metadata.py, v0.6.4.post1) selects only the
+// sampled token of each of the max_num_seqs prompts. V0 logs show a peak
+// per token several times below V1's calibrated figure (overhead.go), so V0
+// gets its own. It is calibrated on one V0 log, vllm-project/vllm#10511
 // (2024-12-13, vllm serve meta-llama/Meta-Llama-3-8B on an H100: "PyTorch
 // activation peak memory 1.26GiB" with max_model_len 8,192, hence a
 // profiling batch of max(8192, 2048) = 8,192 tokens): 1.26 GiB / 8,192 =
