@@ -112,6 +112,8 @@ const vllmNonTorchGiB = 0.2
 // profiling batch (max_num_batched_tokens): 1.59 GiB at 2,048 tokens (RTX
 // 5090), 5.66 and about 7.4 GiB at 8,192 tokens (H100) in V1 logs — about
 // 0.75 MiB per token across model sizes, the logits and MoE buffers included.
+// It is V1's figure: a release that runs V0 profiles another batch with
+// another figure (profileBatchVLLM, vllmV0ActivationMiBPerToken).
 const vllmActivationMiBPerToken = 0.75
 
 // vllmDefaultBatchedTokens is EngineArgs.get_batch_defaults for the OpenAI

@@ -68,17 +68,26 @@ func (e *vllmEstimator) memoryVLLM() {
 	// request_memory: math.ceil(total_memory × gpu_memory_utilization), on
 	// the CUDA total.
 	requested := int64(math.Ceil(float64(total) * util))
-	batched, bst := e.r.int("--max-num-batched-tokens")
-	if bst != argSet || batched <= 0 {
-		batched = vllmDefaultBatchedTokens(e.gpu)
+	batched, v0, ok := e.profileBatchVLLM()
+	if !ok {
+		e.est.derive("KV cache not sized: the profiling batch of vLLM v%s's V0 engine is unknown", e.s.Release.Version)
+		return
 	}
-	activation := float64(batched) * vllmActivationMiBPerToken / 1024
+	perToken := vllmActivationMiBPerToken
 	graphs := vllmCUDAGraphGiB(batched)
+	if v0 {
+		// V0 captures CUDA graphs after the cache is sized
+		// (vllm/worker/worker.py initialize_cache → _warm_up_model →
+		// capture_model, v0.6.4.post1 a6221a14): they take memory beyond the
+		// utilization, not from the cache.
+		perToken, graphs = vllmV0ActivationMiBPerToken, 0
+	}
 	if eager, _ := e.r.bool("--enforce-eager"); eager {
 		graphs = 0
 	}
+	activation := float64(batched) * perToken / 1024
 	runtime := int64((activation + vllmNonTorchGiB + graphs) * gib)
-	e.est.assume("vLLM measures its memory at startup; kvlint takes the CUDA total as memory.total − %.2f GiB, the profiled activation peak as %.2f GiB (%d batched tokens × %.2f MiB), non-torch memory %.2f GiB and CUDA graphs %.2f GiB, figures calibrated on public startup logs of vLLM 0.1x–0.2x", vllmDriverReserveGiB, activation, batched, vllmActivationMiBPerToken, vllmNonTorchGiB, graphs)
+	e.est.assume("vLLM measures its memory at startup; kvlint takes the CUDA total as memory.total − %.2f GiB, the profiled activation peak as %.2f GiB (%d batched tokens × %.2f MiB), non-torch memory %.2f GiB and CUDA graphs %.2f GiB, figures calibrated on public startup logs of vLLM 0.1x–0.2x", vllmDriverReserveGiB, activation, batched, perToken, vllmNonTorchGiB, graphs)
 	e.available = make([]int64, len(e.weights))
 	for i, w := range e.weights {
 		e.available[i] = requested - w - runtime

@@ -23,6 +23,31 @@ func vllmEngineV0(r deploy.Release) bool {
 	return r.Version != "" && deploy.CompareVersions(r.Version, vllmV1Release) < 0
 }
 
+// V0's profiling batch (max_num_batched_tokens without the flag) changed
+// across the V0 releases; read at the tags in the red-hat-data-services/vllm
+// mirror (vllm/config.py SchedulerConfig, vllm/engine/arg_utils.py
+// EngineArgs.create_engine_config):
+//   - vllmV0LongContextRelease: chunked prefill turns itself on when
+//     max_model_len > 32,768 (729171ae, #6666, first in v0.5.3, bb2fc080);
+//   - vllmV0ChunkedBatchRelease: the chunked-prefill batch is 2,048, 512
+//     before (02a43f82, #10544, first in v0.6.5, 2d1b9baa);
+//   - vllmV0ROCmNoAutoChunkRelease: not on ROCm (00c1bde5, #11146, first in
+//     v0.6.5);
+//   - vllmV0MultimodalBatchRelease: a multimodal model's batch is at least
+//     _MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS = 5,120 (absent at v0.5.5,
+//     present at v0.6.0, 32e7db25).
+const (
+	vllmV0LongContextRelease     = "0.5.3"
+	vllmV0ChunkedBatchRelease    = "0.6.5"
+	vllmV0ROCmNoAutoChunkRelease = "0.6.5"
+	vllmV0MultimodalBatchRelease = "0.6.0"
+)
+
+// vllmAtLeast reports whether the server's known release is r or later.
+func vllmAtLeast(rel deploy.Release, r string) bool {
+	return rel.Version != "" && deploy.CompareVersions(rel.Version, r) >= 0
+}
+
 // The V0 engine's startup checks, vllm/worker/worker.py
 // raise_if_cache_size_invalid (at v0.6.3, fd47e57f): the same rule as V1's
 // (the cache must hold one max_model_len request), in other words, and with

@@ -36,8 +36,9 @@ func TestVLLMStartupErrorByRelease(t *testing.T) {
 			}
 		})
 	}
-	// No memory at all: V0's sentence has no link to the docs.
-	s := vllmServer("meta-llama/Llama-3.1-70B-Instruct", "H100-SXM-80GB", "--tensor-parallel-size", "2")
+	// No memory at all: V0's sentence has no link to the docs. 70B in BF16
+	// on two 48 GB cards: the weights alone are above the 0.9 share.
+	s := vllmServer("meta-llama/Llama-3.1-70B-Instruct", "L40S", "--tensor-parallel-size", "2")
 	s.Release = deploy.Release{Engine: deploy.EngineVLLM, Version: "0.6.3", Source: "test"}
 	if est := EstimateServer(s, Options{}); est.StartupError != vllmV0NoMemory {
 		t.Errorf("startup error %q, want V0's %q", est.StartupError, vllmV0NoMemory)
