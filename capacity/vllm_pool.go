@@ -81,6 +81,14 @@ func (e *vllmEstimator) memoryVLLM() {
 		// capture_model, v0.6.4.post1 a6221a14): they take memory beyond the
 		// utilization, not from the cache.
 		perToken, graphs = vllmV0ActivationMiBPerToken, 0
+	} else if e.s.Release.Version != "" && !vllmAtLeast(e.s.Release, vllmUtilizationRelease) {
+		// Before vllm#38284 (v0.21.0) V1 leaves CUDA graphs outside the
+		// utilization too: determine_available_memory gives the cache
+		// requested_memory − non_kv_cache_memory of the profile run, and
+		// compile_or_warm_up_model captures the graphs after the cache is
+		// allocated (vllm/v1/worker/gpu_worker.py at 6d8d0a24c02b, v0.10.0).
+		graphs = 0
+		e.est.derive("CUDA graphs take no memory from the cache on vLLM v%s: they are captured after it is sized, outside the utilization (vLLM %s counts them inside)", e.s.Release.Version, vllmUtilizationRelease)
 	}
 	if eager, _ := e.r.bool("--enforce-eager"); eager {
 		graphs = 0

@@ -56,12 +56,15 @@ func TestVLLMV0ProfileBatch(t *testing.T) {
 }
 
 // The twins keep V1's batch: a V1 release, a release kvlint does not know,
-// and a V0 release given --max-num-batched-tokens.
+// and a V0 release given --max-num-batched-tokens. v0.8.3 captures its
+// CUDA graphs (0.1 GiB here) outside the utilization, as every release
+// before v0.21.0 does; the unknown release is sized as main, which counts
+// them: 1,932,735,283 − 1,825,361,100 = 107,374,183 B apart.
 func TestVLLMV0ProfileBatchQuiet(t *testing.T) {
-	for _, version := range []string{"0.8.3", ""} {
+	for version, want := range map[string]int64{"0.8.3": 4764700181 + 107374183, "": 4764700181} {
 		est := vllmAt(version, "meta-llama/Llama-3.1-8B-Instruct", "RTX-3090", "--max-model-len", "20000", "--gpu-memory-utilization", "0.9")
-		if est.KVBudgetBytes == nil || *est.KVBudgetBytes != 4764700181 {
-			t.Errorf("v%q: KV budget %v, want V1's 4,764,700,181 B", version, est.KVBudgetBytes)
+		if est.KVBudgetBytes == nil || *est.KVBudgetBytes != want {
+			t.Errorf("v%q: KV budget %v, want V1's %d B", version, deref(est.KVBudgetBytes), want)
 		}
 		said := strings.Join(est.Assumptions, "\n")
 		if strings.Contains(said, "V0 engine") {

@@ -237,3 +237,29 @@ func FuzzVLLMEstimate(f *testing.F) {
 		}
 	})
 }
+
+// V1 releases before v0.21.0 capture CUDA graphs after sizing the cache:
+// a server pinned to one gets the graphs' 1.3 GiB (H100, 8,192 batched
+// tokens) back in its cache; from v0.21.0, and for an unknown release
+// (sized as main), they come out of it.
+func TestVLLMCUDAGraphsOutsideBefore021(t *testing.T) {
+	budget := func(version string) int64 {
+		s := vllmServer("Qwen/Qwen3-8B", "H100", "--gpu-memory-utilization", "0.9")
+		if version != "" {
+			s.Release = deploy.Release{Engine: deploy.EngineVLLM, Version: version, Source: "test"}
+		}
+		est := EstimateServer(s, Options{})
+		if est.KVBudgetBytes == nil {
+			t.Fatalf("v%q: no budget: %q", version, est.Assumptions)
+		}
+		return *est.KVBudgetBytes
+	}
+	old, cur, unknown := budget("0.10.0"), budget("0.21.0"), budget("")
+	graphs := int64(vllmCUDAGraphGiB(8192) * gib)
+	if d := old - cur; d < graphs-1 || d > graphs+1 {
+		t.Errorf("v0.10.0 − v0.21.0 = %d B, want the graphs' %d B", d, graphs)
+	}
+	if unknown != cur {
+		t.Errorf("unknown release %d B, v0.21.0 %d B", unknown, cur)
+	}
+}
