@@ -168,21 +168,32 @@ type Server struct {
 	GPU                    Value `json:"gpu"`       // product name, node label value or instance type
 	GPUCount               Value `json:"gpu_count"` // GPUs per pod/container
 	// GPUKey is the node label GPU was read from ("nvidia.com/gpu.product",
-	// "node.kubernetes.io/instance-type", …); "" when GPU is a product
-	// name (Slurm --gres, SkyPilot accelerators): the two are resolved
-	// differently (an instance type is no GPU name).
+	// "node.kubernetes.io/instance-type", …), GPUKeySkyPilot for a
+	// SkyPilot accelerator name; "" when GPU is a product name (Slurm
+	// --gres): they are resolved differently (an instance type is no GPU
+	// name, and SkyPilot's "A100" is its 40 GB card).
 	GPUKey string `json:"gpu_key,omitempty"`
 	// GPUCandidates are the values a required node affinity allows for
-	// GPUKey when it allows several (In [a, b]): GPU is then unknown and
-	// spans them all, and the pod may land on any of them.
+	// GPUKey when it allows several (In [a, b]), or the accelerators a
+	// SkyPilot task lets its optimizer choose from: GPU is then unknown
+	// and spans them all, and the server may land on any of them.
 	GPUCandidates []string `json:"gpu_candidates,omitempty"`
+	// GPUCountCandidates are the GPU counts GPUCandidates come with when
+	// they differ ({A100:8, A100-80GB:4}): GPUCount is then unknown.
+	GPUCountCandidates []string `json:"gpu_count_candidates,omitempty"`
 	// GPUSlice is the MIG profile the container requests as an extended
 	// resource (nvidia.com/mig-1g.10gb → "1g.10gb"), spanning the resource
 	// name: the server sees that slice's memory, not the whole GPU's.
-	GPUSlice Value  `json:"gpu_slice"`
-	Replicas Value  `json:"replicas"`
-	Image    Value  `json:"image"`
-	Labels   Labels `json:"labels,omitempty"`
+	GPUSlice Value `json:"gpu_slice"`
+	Replicas Value `json:"replicas"`
+	// Nodes is how many nodes the deployment gives one launch whose ranks
+	// may span nodes (a SkyPilot task's num_nodes: every node runs the
+	// script, and an engine that spans nodes finds its ranks there); unset
+	// when the deployment does not say. The engine's own flags (--nnodes)
+	// say whether the server does span them.
+	Nodes  Value  `json:"nodes"`
+	Image  Value  `json:"image"`
+	Labels Labels `json:"labels,omitempty"`
 	// Namespace is the Kubernetes metadata.namespace of the object that runs
 	// the server, "" when the manifest does not say (kubectl's current
 	// namespace then applies).
@@ -294,12 +305,18 @@ const (
 	FieldGPUCount   FieldKind = "gpu-count"
 	FieldGPUSlice   FieldKind = "gpu-slice"
 	FieldReplicas   FieldKind = "replicas"
+	FieldNodes      FieldKind = "nodes"
 	FieldImage      FieldKind = "image"
 )
 
+// GPUKeySkyPilot is the GPUKey of a GPU named by a SkyPilot task's
+// resources.accelerators: a name in SkyPilot's catalog, which capacity
+// reads by SkyPilot's meaning of it.
+const GPUKeySkyPilot = "resources.accelerators"
+
 // Values yields every value of the server once: the flags in Args by name,
 // the items of ArgLists, Positionals, Opaque, then Model, GPU, GPUCount, GPUSlice,
-// Replicas and Image. A change made through the pointer is kept (for Args,
+// Replicas, Nodes and Image. A change made through the pointer is kept (for Args,
 // once the loop body returns). This is the one list of a server's values:
 // whatever maps, checks or collects them all ranges over it.
 func (s *Server) Values() iter.Seq2[Field, *Value] {
@@ -336,7 +353,7 @@ func (s *Server) Values() iter.Seq2[Field, *Value] {
 			v    *Value
 		}{
 			{FieldModel, &s.Model}, {FieldGPU, &s.GPU}, {FieldGPUCount, &s.GPUCount}, {FieldGPUSlice, &s.GPUSlice},
-			{FieldReplicas, &s.Replicas}, {FieldImage, &s.Image},
+			{FieldReplicas, &s.Replicas}, {FieldNodes, &s.Nodes}, {FieldImage, &s.Image},
 		} {
 			if !yield(Field{Kind: f.kind}, f.v) {
 				return
@@ -375,6 +392,8 @@ func (s *Server) Lookup(f Field) (Value, bool) {
 		return s.GPUSlice, true
 	case FieldReplicas:
 		return s.Replicas, true
+	case FieldNodes:
+		return s.Nodes, true
 	case FieldImage:
 		return s.Image, true
 	}

@@ -18,7 +18,7 @@ func fullServer() *Server {
 		ArgLists:    map[string][][]Value{"--prefill": {{val(), val()}, {val()}}},
 		Positionals: []Value{val()},
 		Opaque:      []Value{val(), val()},
-		Model:       val(), GPU: val(), GPUCount: val(), GPUSlice: val(), Replicas: val(), Image: val(),
+		Model:       val(), GPU: val(), GPUCount: val(), GPUSlice: val(), Replicas: val(), Nodes: val(), Image: val(),
 	}
 }
 
@@ -33,9 +33,9 @@ func TestValuesVisitsEveryValueOnce(t *testing.T) {
 			t.Errorf("Lookup(%+v) = %q, %v; the iterator gave %q", f, got.Raw, ok, v.Raw)
 		}
 	}
-	// 2 args + 3 list items + 1 positional + 2 opaque + 6 fields.
-	if len(seen) != 14 {
-		t.Errorf("visited %d distinct values, want 14: %v", len(seen), seen)
+	// 2 args + 3 list items + 1 positional + 2 opaque + 7 fields.
+	if len(seen) != 15 {
+		t.Errorf("visited %d distinct values, want 15: %v", len(seen), seen)
 	}
 	for raw, n := range seen {
 		if n != 1 {
@@ -48,7 +48,7 @@ func TestValuesVisitsEveryValueOnce(t *testing.T) {
 		{Kind: FieldArgList, Flag: "--prefill"}, {Kind: FieldArgList, Flag: "--prefill", Item: 1},
 		{Kind: FieldArgList, Flag: "--prefill", Index: 1},
 		{Kind: FieldPositional}, {Kind: FieldOpaque}, {Kind: FieldOpaque, Index: 1},
-		{Kind: FieldModel}, {Kind: FieldGPU}, {Kind: FieldGPUCount}, {Kind: FieldGPUSlice}, {Kind: FieldReplicas}, {Kind: FieldImage},
+		{Kind: FieldModel}, {Kind: FieldGPU}, {Kind: FieldGPUCount}, {Kind: FieldGPUSlice}, {Kind: FieldReplicas}, {Kind: FieldNodes}, {Kind: FieldImage},
 	}
 	if !reflect.DeepEqual(fields, want) {
 		t.Errorf("fields\n got %+v\nwant %+v", fields, want)

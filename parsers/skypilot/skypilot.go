@@ -6,8 +6,8 @@
 // (skypilot-org/skypilot docs/source/reference/yaml-spec.rst): envs "can be
 // accessed in the file_mounts, setup, and run sections"; accelerators are
 // "<name>:<count> (or simply <name>, short for a count of 1)", an ordered
-// list of those, or a set {<name>:<count>, ...} of candidates; num_nodes
-// (default 1) nodes each run run:. setup: installs software before run:
+// list of those, or a set {<name>:<count>, ...} of candidates (any_of: and
+// ordered: may list more); num_nodes (default 1) nodes each run run:. setup: installs software before run:
 // and is not read: servers are started by run:. The run: environment also
 // holds SKYPILOT_NUM_GPUS_PER_NODE, "the same as the count in accelerators"
 // (docs/source/running-jobs/environment-variables.rst), and
@@ -17,6 +17,7 @@ package skypilot
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -111,14 +112,14 @@ type parser struct {
 }
 
 func (p *parser) task(root *yaml.Node) {
-	gpu, count := p.accelerators(yamlsrc.Path(root, "resources", "accelerators"))
+	acc := p.resources(yamlsrc.Get(root, "resources"))
 	nodes := deploy.Value{}
 	if n := yamlsrc.Get(root, "num_nodes"); n != nil && n.Kind == yaml.ScalarNode {
 		nodes = p.src.Value(n)
 	}
 	env := shell.Env{}
-	if count.IsSet() {
-		env["SKYPILOT_NUM_GPUS_PER_NODE"] = count
+	if acc.count.IsSet() {
+		env["SKYPILOT_NUM_GPUS_PER_NODE"] = acc.count
 	}
 	if nodes.IsSet() {
 		env["SKYPILOT_NUM_NODES"] = nodes
@@ -137,13 +138,103 @@ func (p *parser) task(root *yaml.Node) {
 	}, p.read)
 	p.errs = append(p.errs, errs...)
 	for _, s := range found {
-		if !s.GPU.IsSet() {
-			s.GPU = gpu
+		if !s.GPU.IsSet() && acc.gpu.IsSet() {
+			s.GPU, s.GPUKey = acc.gpu, deploy.GPUKeySkyPilot
+			s.GPUCandidates = acc.names
 		}
-		s.GPUCount = count
+		s.GPUCount = acc.count
+		s.GPUCountCandidates = acc.counts
 		s.Replicas = nodes
+		s.Nodes = nodes
 		p.servers = append(p.servers, s)
 	}
+}
+
+// accels is what a task's resources say of its GPUs: the accelerator (or,
+// when the task allows several, an unknown value spanning them all and
+// their names) and the count per node (unknown, with the counts, when the
+// candidates give different counts).
+type accels struct {
+	gpu, count deploy.Value
+	names      []string // the distinct names, when more than one
+	counts     []string // the distinct counts, when more than one
+}
+
+// candidate is one accelerator a task allows: a name and its count.
+type candidate struct{ name, count deploy.Value }
+
+// resources reads the accelerators a task's resources allow. SkyPilot
+// turns resources into candidate resources, one per accelerator
+// (skypilot-org/skypilot@0021077c42ef sky/resources.py
+// Resources.from_yaml_config): a string is one, a mapping {A: n, B: m}
+// (flow or block, a null count meaning the name alone) is a set, a list
+// an ordered preference; any_of: and ordered: entries override the base
+// resources, each entry's accelerators replacing the base's. The server
+// runs on one of them, chosen by SkyPilot's optimizer at launch.
+func (p *parser) resources(res *yaml.Node) accels {
+	res = yamlsrc.Resolve(res)
+	base := p.candidates(yamlsrc.Get(res, "accelerators"))
+	cands := base
+	for _, key := range []string{"any_of", "ordered"} {
+		alts := yamlsrc.Resolve(yamlsrc.Get(res, key))
+		if alts == nil || alts.Kind != yaml.SequenceNode {
+			continue
+		}
+		cands = nil
+		for _, entry := range alts.Content {
+			if acc := yamlsrc.Get(yamlsrc.Resolve(entry), "accelerators"); acc != nil {
+				cands = append(cands, p.candidates(acc)...)
+			} else {
+				cands = append(cands, base...)
+			}
+		}
+	}
+	return p.accels(cands)
+}
+
+// accels folds the candidates into one GPU and one count.
+func (p *parser) accels(cands []candidate) accels {
+	if len(cands) == 0 {
+		return accels{}
+	}
+	a := accels{gpu: cands[0].name, count: cands[0].count}
+	var names, counts []string
+	var first, last deploy.Span
+	for i, c := range cands {
+		if i == 0 || c.name.Span.Line < first.Line || (c.name.Span.Line == first.Line && c.name.Span.Col < first.Col) {
+			first = c.name.Span
+		}
+		if i == 0 || c.count.Span.EndLine > last.EndLine || (c.count.Span.EndLine == last.EndLine && c.count.Span.EndCol > last.EndCol) {
+			last = c.count.Span
+		}
+		// SkyPilot reads accelerator names case-insensitively: A10g is A10G
+		// (skypilot-org/skypilot@ad6296b71f8c sky/utils/accelerator_registry.py
+		// canonicalize_accelerator_name).
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, c.name.Raw) }) {
+			names = append(names, c.name.Raw)
+		}
+		if !slices.Contains(counts, c.count.Raw) {
+			counts = append(counts, c.count.Raw)
+		}
+	}
+	if len(names) > 1 {
+		a.names = names
+		a.gpu = deploy.Unknown(strings.Join(names, ","), spanning(first, last))
+	}
+	if len(counts) > 1 {
+		a.counts = counts
+		a.count = deploy.Unknown(strings.Join(counts, ","), spanning(first, last))
+	}
+	return a
+}
+
+// spanning is the span from the start of a to the end of b.
+func spanning(a, b deploy.Span) deploy.Span {
+	a.EndLine, a.EndCol = b.EndLine, b.EndCol
+	if a.EndLine < a.Line || (a.EndLine == a.Line && a.EndCol < a.Col) {
+		a.EndLine, a.EndCol = a.Line, a.Col
+	}
+	return a
 }
 
 // envs adds an envs: (or secrets:) mapping to env. A value left null must
@@ -165,25 +256,23 @@ func (p *parser) envs(env shell.Env, m *yaml.Node, known bool) {
 	}
 }
 
-// accelerators reads resources.accelerators: the GPU name and the count per
-// node, each spanning its part of the scalar. Several candidates of one
-// name keep the name; candidates of different names leave it unknown (the
-// optimizer picks one), Raw listing them, as do counts that differ.
-func (p *parser) accelerators(n *yaml.Node) (gpu, count deploy.Value) {
+// candidates reads one accelerators: value, each candidate's name and
+// count spanning its part of the scalar.
+func (p *parser) candidates(n *yaml.Node) []candidate {
+	n = yamlsrc.Resolve(n)
 	if n == nil || yamlsrc.IsNull(n) {
-		return deploy.Value{}, deploy.Value{}
+		return nil
 	}
-	type cand struct{ name, count deploy.Value }
-	var cands []cand
+	var cands []candidate
 	switch n.Kind {
 	case yaml.ScalarNode:
 		g, c := p.accelerator(n)
-		cands = append(cands, cand{g, c})
+		cands = append(cands, candidate{g, c})
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
 			if item = yamlsrc.Resolve(item); item != nil && item.Kind == yaml.ScalarNode {
 				g, c := p.accelerator(item)
-				cands = append(cands, cand{g, c})
+				cands = append(cands, candidate{g, c})
 			}
 		}
 	case yaml.MappingNode:
@@ -193,38 +282,14 @@ func (p *parser) accelerators(n *yaml.Node) (gpu, count deploy.Value) {
 			g, c := p.accelerator(pr.Key)
 			if v := pr.Value; v != nil && v.Kind == yaml.ScalarNode && !yamlsrc.IsNull(v) {
 				c = p.src.Value(v)
+				if !isWhole(strings.TrimSpace(c.Raw)) {
+					c.Known = false
+				}
 			}
-			cands = append(cands, cand{g, c})
+			cands = append(cands, candidate{g, c})
 		}
 	}
-	if len(cands) == 0 {
-		return deploy.Value{}, deploy.Value{}
-	}
-	gpu, count = cands[0].name, cands[0].count
-	var names, counts []string
-	for _, c := range cands {
-		names = append(names, c.name.Raw)
-		counts = append(counts, c.count.Raw)
-	}
-	last := cands[len(cands)-1]
-	for _, c := range cands[1:] {
-		if c.name.Raw != gpu.Raw {
-			gpu = widen(deploy.Unknown(strings.Join(names, ","), gpu.Span), last.name.Span)
-			break
-		}
-	}
-	for _, c := range cands[1:] {
-		if c.count.Raw != count.Raw {
-			count = widen(deploy.Unknown(strings.Join(counts, ","), count.Span), last.count.Span)
-			break
-		}
-	}
-	return gpu, count
-}
-
-func widen(v deploy.Value, end deploy.Span) deploy.Value {
-	v.Span.EndLine, v.Span.EndCol = end.EndLine, end.EndCol
-	return v
+	return cands
 }
 
 // accelerator splits one "<name>:<count>" scalar. A count that is not a

@@ -1,6 +1,7 @@
 package skypilot
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kvlint/kvlint/deploy"
@@ -32,6 +33,10 @@ run: |
 	at("gpu", s.GPU, "H100", 2, 17, 21)
 	at("gpu count", s.GPUCount, "8", 2, 22, 23)
 	at("replicas", s.Replicas, "2", 3, 12, 13)
+	at("nodes", s.Nodes, "2", 3, 12, 13)
+	if s.GPUKey != deploy.GPUKeySkyPilot || len(s.GPUCandidates) != 0 {
+		t.Errorf("gpu key %q, candidates %v", s.GPUKey, s.GPUCandidates)
+	}
 	at("model", s.Positionals[0], "Qwen/Qwen3-32B", 8, 14, 20)
 	// SKYPILOT_NUM_GPUS_PER_NODE is the accelerators count: the value
 	// spans its use, and its origin names the accelerators line.
@@ -54,16 +59,54 @@ func TestAccelerators(t *testing.T) {
 		{"{H100:8, H100:4}", "H100", "8,4", true, false},
 		{"\n    H100: 8", "H100", "8", true, true},
 		{"T4:0.5", "T4", "0.5", true, false},
+		{"{L4, A10g, a10G}", "L4,A10g", "1", false, true},
+		{"\n    L4: 4\n    L40S: 4", "L4,L40S", "4", false, true},
+		{"\n    L4: 4\n    L40S: 8", "L4,L40S", "4,8", false, false},
 	} {
 		task := "resources:\n  accelerators: " + tc.acc + "\nrun: vllm serve m\n"
 		servers, errs := ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
 		if len(errs) != 0 || len(servers) != 1 {
 			t.Fatalf("%s: %d servers, errors %v", tc.acc, len(servers), errs)
 		}
-		g, c := servers[0].GPU, servers[0].GPUCount
+		s := servers[0]
+		g, c := s.GPU, s.GPUCount
 		if g.Raw != tc.gpu || g.Known != tc.gpuKnown || c.Raw != tc.count || c.Known != tc.known || g.Span.Line < 2 {
 			t.Errorf("%s: gpu %+v count %+v", tc.acc, g, c)
 		}
+		// Several names are candidates, and several counts too.
+		if got := strings.Join(s.GPUCandidates, ","); !tc.gpuKnown && got != tc.gpu {
+			t.Errorf("%s: candidates %v", tc.acc, s.GPUCandidates)
+		}
+		if got := strings.Join(s.GPUCountCandidates, ","); !tc.known && isWhole(strings.Split(tc.count, ",")[0]) && got != tc.count {
+			t.Errorf("%s: count candidates %v", tc.acc, s.GPUCountCandidates)
+		}
+	}
+}
+
+// The block form's candidates span from the first name to the last count,
+// and any_of entries replace the base accelerators.
+func TestAcceleratorAlternatives(t *testing.T) {
+	task := "resources:\n  accelerators:\n    L4: 4\n    L40S: 4\nrun: vllm serve m\n"
+	servers, _ := ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
+	if len(servers) != 1 {
+		t.Fatalf("%d servers", len(servers))
+	}
+	g := servers[0].GPU
+	if g.Known || g.Span.Line != 3 || g.Span.Col != 5 || g.Span.EndLine != 4 || g.Span.EndCol != 12 {
+		t.Errorf("gpu %+v", g)
+	}
+	if c := servers[0].GPUCount; !c.Known || c.Raw != "4" || c.Span.Line != 3 {
+		t.Errorf("count %+v", c)
+	}
+	task = "resources:\n  accelerators: A100:8\n  any_of:\n    - accelerators: H100:8\n    - use_spot: true\nrun: vllm serve m\n"
+	servers, _ = ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
+	if len(servers) != 1 || strings.Join(servers[0].GPUCandidates, ",") != "H100,A100" || servers[0].GPUCount.Raw != "8" {
+		t.Errorf("any_of: %+v", servers[0])
+	}
+	task = "resources:\n  accelerators: A100:8\n  any_of:\n    - use_spot: true\n    - use_spot: false\nrun: vllm serve m\n"
+	servers, _ = ParseFile(source.NewFile("t.yaml", []byte(task), source.SyntaxYAML), nil)
+	if len(servers) != 1 || len(servers[0].GPUCandidates) != 0 || servers[0].GPU.Raw != "A100" || !servers[0].GPU.Known {
+		t.Errorf("any_of without accelerators: %+v", servers[0])
 	}
 }
 
