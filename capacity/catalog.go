@@ -292,7 +292,10 @@ func (c *Catalog) GPUByNodeLabel(key, value string) (*GPU, bool) {
 		return c.gpuByInstanceType(value)
 	case "amd.com/gpu.product-name", "beta.amd.com/gpu.product-name":
 		return c.gpuByList(value, func(g *GPU) []string { return g.AMDProducts })
-	case "gpu.nvidia.com/class", "skypilot.co/accelerator", "ray.io/accelerator-type", "karpenter.azure.com/sku-gpu-name":
+	case "skypilot.co/accelerator":
+		g, _, _ := c.SkyPilotGPU(value)
+		return g, g != nil
+	case "gpu.nvidia.com/class", "ray.io/accelerator-type", "karpenter.azure.com/sku-gpu-name":
 		return c.GPU(value)
 	}
 	return nil, false

@@ -66,6 +66,15 @@ type Estimate struct {
 	// StartupError is the error SGLang would stop with at startup under this
 	// configuration ("Not enough memory…"), "" when none is expected.
 	StartupError string `json:"startup_error"`
+	// StartupArg is the canonical flag StartupError is about when it is
+	// one flag the user must change (--tp-size when the parallelism needs
+	// more GPUs than the server is given); "" otherwise.
+	StartupArg string `json:"startup_arg,omitempty"`
+	// GPUCandidates are the GPUs (catalog names, else as written) that the
+	// GPU the files name could be when they differ in memory (SkyPilot
+	// accelerators {L4, A100}, an affinity In [a, b], a name of two
+	// memory sizes): the GPU is then unknown until one is declared.
+	GPUCandidates []string `json:"gpu_candidates,omitempty"`
 
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …

@@ -342,6 +342,7 @@ func (e *estimator) gpuFromFiles() (g *GPU, from string, ok bool) {
 	switch {
 	case g == nil && len(how.candidates) > 0:
 		e.est.assume("GPU %q (from %s) could be any of %s, which differ in memory: declare which", raw, from, strings.Join(how.candidates, ", "))
+		e.est.GPUCandidates = distinct(how.candidates)
 		return nil, "", false
 	case g == nil:
 		e.est.assume("GPU %q (from %s) is not in kvlint's GPU catalog: declare a known GPU with --gpu or gpu: in .kvlint.yaml", raw, from)
@@ -363,6 +364,8 @@ func (e *estimator) gpuByKey(key, raw string) (*GPU, gpuMatch, string) {
 	case "":
 		g, how := e.cat.lookupGPU(raw)
 		return g, how, ""
+	case deploy.GPUKeySkyPilot, "skypilot.co/accelerator":
+		return e.cat.SkyPilotGPU(raw)
 	case "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type":
 		it, g, ok := e.cat.InstanceType(raw)
 		if !ok {
@@ -393,18 +396,25 @@ func (e *estimator) gpuByKey(key, raw string) (*GPU, gpuMatch, string) {
 	return g, gpuMatch{}, ""
 }
 
-// gpuCandidates resolves an affinity that allows several values: the GPU
+// gpuCandidates resolves a GPU the files allow several values of (a node
+// affinity In [a, b], a SkyPilot task's accelerator candidates): the GPU
 // is known only when every candidate is a catalog GPU and all have the
 // same memory total.
 func (e *estimator) gpuCandidates(key string, span deploy.Span) (*GPU, string, bool) {
 	var gpus []*GPU
-	var names []string
+	var names, catalog []string
 	for _, c := range e.s.GPUCandidates {
-		g, _, _ := e.gpuByKey(e.s.GPUKey, c)
-		if g == nil {
-			names = append(names, c+" (not in kvlint's catalog)")
-		} else {
+		g, how, _ := e.gpuByKey(e.s.GPUKey, c)
+		switch {
+		case g != nil:
 			names = append(names, fmt.Sprintf("%s (%s, %s MiB)", c, g.Name, Thousands(g.MemoryMiB)))
+			catalog = append(catalog, g.Name)
+		case len(how.candidates) > 0:
+			names = append(names, fmt.Sprintf("%s (any of %s)", c, strings.Join(how.candidates, ", ")))
+			catalog = append(catalog, how.candidates...)
+		default:
+			names = append(names, c+" (not in kvlint's catalog)")
+			catalog = append(catalog, c)
 		}
 		gpus = append(gpus, g)
 	}
@@ -415,11 +425,27 @@ func (e *estimator) gpuCandidates(key string, span deploy.Span) (*GPU, string, b
 			same = false
 		}
 	}
+	what := "the node affinity"
+	if e.s.GPUKey == deploy.GPUKeySkyPilot {
+		what = "the task's accelerators"
+	}
 	if !same {
-		e.est.assume("the node affinity (%s at %s) allows several GPUs: %s; their memory differs or is unknown, so the GPU is unknown: pin one", key, span, list)
+		e.est.assume("%s (%s at %s) allows several GPUs: %s; their memory differs or is unknown, so the GPU is unknown: pin one", what, key, span, list)
+		e.est.GPUCandidates = distinct(catalog)
 		return nil, "", false
 	}
 	return gpus[0], fmt.Sprintf("%s at %s, any of %s: the same memory", key, span, list), true
+}
+
+// distinct lists names once each, in order.
+func distinct(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // migSlice narrows the GPU to the MIG slice the container requests: the
@@ -476,6 +502,10 @@ func (e *estimator) gpuCount() {
 		return
 	}
 	if !c.Known {
+		if counts := e.s.GPUCountCandidates; len(counts) > 0 {
+			e.est.assume("the GPU count depends on which of the allowed accelerators the server gets: any of %s%s", strings.Join(counts, ", "), at(c.Span))
+			return
+		}
 		e.est.assume("the GPU count %q cannot be resolved statically%s", c.Raw, at(c.Span))
 		return
 	}
@@ -490,18 +520,112 @@ func (e *estimator) gpuCount() {
 		return
 	}
 	// One server process drives tp × pp GPUs (× dp replicas without DP
-	// attention), spread over --nnodes nodes.
+	// attention), spread over its nodes.
 	world := e.tp * e.pp
 	if !e.dpAttention {
 		world *= e.dp
 	}
-	nodes, st := e.r.int("--nnodes")
-	if st != argSet || nodes < 1 {
-		nodes = 1
+	nodes, certain, how := e.nodes()
+	perNode := (int64(world) + nodes - 1) / nodes
+	if n >= perNode {
+		if how != "" && nodes > 1 {
+			e.est.derive("tp %d × pp %d%s over %d nodes: %d GPUs per node, and the server is given %d (%s)", e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes, perNode, n, how)
+		}
+		return
 	}
-	if perNode := (int64(world) + nodes - 1) / nodes; n < perNode {
+	if !certain {
 		e.est.assume("the server is given %d GPUs but its parallelism needs %d per node (tp %d × pp %d%s over %d node(s)): %s cannot start all its ranks", n, perNode, e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes, e.engineLabel())
+		return
 	}
+	e.est.StartupError = e.tooFewGPUs(n, perNode, nodes, world, c.Span)
+	e.est.StartupArg = e.parallelArg()
+	// The server never reaches its KV pool: no pool is sized.
+	e.parallelKnown = false
+}
+
+// nodes is how many nodes the server's ranks are spread over, whether that
+// is certain, and where it was read when the deployment (not a flag)
+// says it. --nnodes is how both engines span nodes on their own: SGLang
+// launches tp_size / nnodes ranks per node (modal-projects/sglang@01ce1ad1e969
+// python/sglang/srt/entrypoints/engine.py _calculate_rank_ranges) and has
+// no other way, so without --nnodes it runs on one node. vLLM also spans
+// a Ray cluster; one the deployment sizes (a SkyPilot task's num_nodes,
+// every node of which runs the task) bounds it. Elsewhere a Ray cluster
+// may hold nodes no file of the tree shows (a LeaderWorkerSet group, an
+// external cluster), so a vLLM server's nodes are certain only when
+// --nnodes or the deployment states them, and it has one engine (dp 1).
+// Words kvlint could not resolve may hold --nnodes: then nothing is
+// certain.
+func (e *estimator) nodes() (int64, bool, string) {
+	n, st := e.r.int("--nnodes")
+	switch {
+	case st == argSet && n >= 1:
+		return n, true, ""
+	case st != argUnset:
+		return 1, false, ""
+	}
+	opaque := len(e.s.Opaque) > 0
+	if !e.vllm {
+		return 1, !opaque, ""
+	}
+	v := e.s.Nodes
+	if !v.IsSet() || !v.Known {
+		return 1, false, ""
+	}
+	nodes, err := strconv.ParseInt(strings.TrimSpace(v.Raw), 10, 64)
+	if err != nil || nodes < 1 || nodes > 1<<16 {
+		return 1, false, ""
+	}
+	how := "the deployment's node count"
+	if !v.Span.IsZero() {
+		how = "num_nodes at " + v.Span.String()
+	}
+	if nodes > 1 {
+		how += ", as a Ray cluster over them lets vLLM spread its ranks"
+	}
+	return nodes, !opaque && e.dp == 1, how
+}
+
+// tooFewGPUs words the startup failure of a server whose ranks need more
+// GPUs per node than it is given.
+func (e *estimator) tooFewGPUs(n, perNode, nodes int64, world int, count deploy.Span) string {
+	need := fmt.Sprintf("its parallelism needs tp %d × pp %d%s = %d GPUs", e.tp, e.pp, dpNote(e.dp, e.dpAttention), world)
+	if nodes > 1 {
+		need += fmt.Sprintf(" over %d nodes, %d per node", nodes, perNode)
+	}
+	given := fmt.Sprintf("the deployment gives it %d per node%s", n, at(count))
+	if !e.vllm {
+		// engine.py gives rank r of a node the GPU base_gpu_id + r: a rank
+		// past the node's visible GPUs cannot select its CUDA device.
+		return fmt.Sprintf("%s but %s: the scheduler of each rank past GPU %d selects a CUDA device the node does not have, and the server exits (python/sglang/srt/entrypoints/engine.py _calculate_rank_ranges gives each node tp × pp / nnodes ranks)", need, given, n-1)
+	}
+	if nodes > 1 {
+		// vllm-project/vllm@e845151d5d38 vllm/v1/executor/ray_utils.py
+		// _wait_until_pg_ready: the placement group of one GPU per rank
+		// is never placed, and vLLM raises after PG_WAIT_TIMEOUT.
+		return fmt.Sprintf("%s but %s: the Ray placement group of %d GPUs cannot be placed, and vLLM raises ValueError \"Cannot provide a placement group of …\" (vllm/v1/executor/ray_utils.py _wait_until_pg_ready)", need, given, world)
+	}
+	// vllm-project/vllm@00193b82b0e2 vllm/config/parallel.py
+	// ParallelConfig.__post_init__ raises when the node has fewer CUDA
+	// devices than the world size and no backend was chosen; with Ray
+	// (chosen, or the fallback of older releases) the placement group
+	// waits for GPUs the node does not have and raises instead.
+	return fmt.Sprintf("%s but %s: vLLM raises ValueError \"World size (%d) is larger than the number of available GPUs (%d) in this node\" (vllm/config/parallel.py ParallelConfig.__post_init__), or, under Ray, \"Cannot provide a placement group of …\" (vllm/v1/executor/ray_utils.py)", need, given, world, n)
+}
+
+// parallelArg is the canonical parallelism flag a too-large world is
+// changed at: the first of tp, pp and dp that is given above 1.
+func (e *estimator) parallelArg() string {
+	flags := []string{"--tp-size", "--pp-size", "--dp-size"}
+	if e.vllm {
+		flags = []string{"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size"}
+	}
+	for _, f := range flags {
+		if v, st := e.r.int(f); st == argSet && v > 1 {
+			return f
+		}
+	}
+	return ""
 }
 
 func dpNote(dp int, dpAttention bool) string {

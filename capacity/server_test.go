@@ -294,16 +294,54 @@ func TestModelConfigsOption(t *testing.T) {
 }
 
 func TestGPUCountAgainstParallelism(t *testing.T) {
+	count := func(n string) deploy.Value {
+		return deploy.Known(n, deploy.Span{File: "pod.yaml", Line: 20, Col: 30, EndLine: 20, EndCol: 30 + len(n)})
+	}
+	// SGLang spans nodes only with --nnodes: tp 8 on 4 GPUs cannot start,
+	// and no pool is sized.
 	s := server("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tp-size", "8")
-	s.GPUCount = deploy.Known("4", deploy.Span{File: "pod.yaml", Line: 20, Col: 30, EndLine: 20, EndCol: 33})
+	s.GPUCount = count("4")
 	est := EstimateServer(s, Options{})
-	if est.GPUCount != 4 || !containsText(est.Assumptions, "needs 8 per node") {
-		t.Errorf("count %d, assumptions %q", est.GPUCount, est.Assumptions)
+	if est.GPUCount != 4 || !strings.Contains(est.StartupError, "needs tp 8 × pp 1 = 8 GPUs but the deployment gives it 4 per node (pod.yaml:20:30)") || est.StartupArg != "--tp-size" || est.PoolTokens != nil {
+		t.Errorf("count %d, startup %q at %q, pool %v", est.GPUCount, est.StartupError, est.StartupArg, deref(est.PoolTokens))
 	}
 	s = server("moonshotai/Kimi-K2-Instruct", "H200", "--tp-size", "16", "--nnodes", "2")
-	s.GPUCount = deploy.Known("8", deploy.Span{File: "pod.yaml", Line: 20, Col: 30, EndLine: 20, EndCol: 31})
-	if est := EstimateServer(s, Options{}); containsText(est.Assumptions, "per node") {
-		t.Errorf("tp 16 over 2 nodes of 8: %q", est.Assumptions)
+	s.GPUCount = count("8")
+	if est := EstimateServer(s, Options{}); containsText(est.Assumptions, "per node") || est.StartupError != "" {
+		t.Errorf("tp 16 over 2 nodes of 8: %q %q", est.Assumptions, est.StartupError)
+	}
+	// Words kvlint cannot read may hold --nnodes: only an assumption.
+	s = server("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tp-size", "8")
+	s.GPUCount = count("4")
+	s.Opaque = []deploy.Value{deploy.Unknown("$EXTRA", deploy.Span{File: "serve.sh", Line: 9, Col: 1, EndLine: 9, EndCol: 7})}
+	if est := EstimateServer(s, Options{}); est.StartupError != "" || !containsText(est.Assumptions, "needs 8 per node") {
+		t.Errorf("opaque: %q %q", est.StartupError, est.Assumptions)
+	}
+
+	// vLLM may span a Ray cluster no file shows: only an assumption.
+	v := vllmServer("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tensor-parallel-size", "8")
+	v.GPUCount = count("1")
+	if est := EstimateServer(v, Options{}); est.StartupError != "" || !containsText(est.Assumptions, "needs 8 per node") {
+		t.Errorf("vLLM, nodes unknown: %q %q", est.StartupError, est.Assumptions)
+	}
+	// A task of one node: the world does not fit.
+	v.Nodes = deploy.Known("1", deploy.Span{})
+	est = EstimateServer(v, Options{})
+	if !strings.Contains(est.StartupError, `"World size (8) is larger than the number of available GPUs (1) in this node"`) || est.StartupArg != "--tensor-parallel-size" || est.PoolTokens != nil {
+		t.Errorf("vLLM on one node: %q at %q", est.StartupError, est.StartupArg)
+	}
+	// tp 8 × pp 2 over num_nodes 2 of 8 GPUs fits.
+	v = vllmServer("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tensor-parallel-size", "8", "--pipeline-parallel-size", "2")
+	v.GPUCount = count("8")
+	v.Nodes = deploy.Known("2", deploy.Span{File: "task.yaml", Line: 5, Col: 12, EndLine: 5, EndCol: 13})
+	est = EstimateServer(v, Options{})
+	if est.StartupError != "" || containsText(est.Assumptions, "per node (") || !containsText(est.Derivation, "over 2 nodes: 8 GPUs per node, and the server is given 8 (num_nodes at task.yaml:5:12") {
+		t.Errorf("vLLM over 2 nodes: %q %q %q", est.StartupError, est.Assumptions, est.Derivation)
+	}
+	// With 4 GPUs a node, the placement group cannot be placed.
+	v.GPUCount = count("4")
+	if est := EstimateServer(v, Options{}); !strings.Contains(est.StartupError, "over 2 nodes, 8 per node but the deployment gives it 4 per node") || !strings.Contains(est.StartupError, "placement group") {
+		t.Errorf("vLLM short over 2 nodes: %q", est.StartupError)
 	}
 }
 

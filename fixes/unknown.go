@@ -37,16 +37,17 @@ func gpuWhatIfs(s *Subject) []diag.Fix {
 	if est == nil || s.Server == nil || !slices.Contains(est.Missing, "gpu") {
 		return nil
 	}
+	names := whatIfGPUs(s)
 	if s.Server.GPU.IsSet() {
 		// The files name a GPU kvlint cannot pin down (a name of two
-		// memory sizes, an affinity that allows several): the pod runs on
-		// one of those, and a what-if on any other GPU would mislead. The
-		// finding itself says which to declare.
-		return nil
+		// memory sizes, an affinity or a SkyPilot task that allows
+		// several): the server runs on one of those, and a what-if on any
+		// other GPU would mislead. The what-ifs are those candidates.
+		names = est.GPUCandidates
 	}
 	var out []diag.Fix
 	seen := map[string]bool{}
-	for _, name := range whatIfGPUs(s) {
+	for _, name := range names {
 		e, ok := est.WithGPU(name)
 		if !ok || seen[e.GPU] || e.GPU == "" {
 			continue

@@ -83,8 +83,9 @@ python3 -m sglang.launch_server --model-path /models/private --context-length 65
 }
 
 // A GPU the files name but kvlint cannot pin down ("Tesla-V100": 16 or
-// 32 GB) is where the pod runs: no what-if on another GPU is offered.
-func TestKV105NoWhatIfWhenFilesNameAGPU(t *testing.T) {
+// 32 GB) is where the pod runs: the what-ifs are its candidates, and none
+// is on another GPU.
+func TestKV105WhatIfsOnlyOnTheGPUsTheFilesAllow(t *testing.T) {
 	dir := t.TempDir()
 	p := dir + "/pod.yaml"
 	if err := os.WriteFile(p, []byte(`apiVersion: v1
@@ -113,7 +114,14 @@ spec:
 		t.Fatal(err)
 	}
 	d := kv105(t, res)
-	if len(d.Fixes) != 0 {
-		t.Errorf("what-ifs on GPUs the node selector rules out: %v", d.Fixes)
+	var on []string
+	for _, f := range d.Fixes {
+		on = append(on, strings.Fields(f.Description)[1])
+	}
+	if strings.Join(on, " ") != "V100-16GB V100-32GB" {
+		t.Errorf("what-ifs on %v, want the two V100s the node selector allows: %v", on, d.Fixes)
+	}
+	if !strings.Contains(d.Message, "the files allow any of V100-16GB, V100-32GB, which differ in memory") {
+		t.Errorf("message %q", d.Message)
 	}
 }

@@ -114,7 +114,12 @@ label("weights") := "weights"
 
 label(m) := m if not m in {"gpu", "model", "weights"}
 
-declare(s, "gpu", _) := sprintf("declare the GPU: the GPU %q is not in kvlint's catalog; set gpu: in .kvlint.yaml or pass kvlint --gpu with a catalog name (for example H100-80GB)", [s.gpu.value]) if {
+# A GPU the files allow several of (a name of two memory sizes, an affinity
+# or a SkyPilot task with alternatives) is no catalog gap: capacity names
+# the candidates, and the user pins the one the server runs on.
+declare(s, "gpu", _) := sprintf("declare the GPU: the files allow any of %s, which differ in memory; set gpu: in .kvlint.yaml or pass kvlint --gpu with the one it runs on", [concat(", ", s.capacity.gpu_candidates)]) if {
+	count(object.get(s.capacity, "gpu_candidates", [])) > 0
+} else := sprintf("declare the GPU: the GPU %q is not in kvlint's catalog; set gpu: in .kvlint.yaml or pass kvlint --gpu with a catalog name (for example H100-80GB)", [s.gpu.value]) if {
 	s.gpu.known
 } else := "declare the GPU: set gpu: in .kvlint.yaml or pass kvlint --gpu (for example H100-80GB)"
 

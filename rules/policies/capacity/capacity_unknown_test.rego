@@ -67,6 +67,18 @@ test_fires_on_an_unknown_gpu_name if {
 	not contains(f.msg, "Values")
 }
 
+# A GPU the files allow several of is named by its candidates, not called
+# a catalog gap.
+test_fires_naming_the_gpu_candidates if {
+	srv := test.server({
+		"gpu": {"value": "L4,A100", "known": false, "typed": null},
+		"capacity": object.union(test.unknown_capacity, {"missing": ["gpu"], "gpu_candidates": ["L4", "A100-SXM4-40GB"]}),
+	})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	endswith(f.msg, "declare the GPU: the files allow any of L4, A100-SXM4-40GB, which differ in memory; set gpu: in .kvlint.yaml or pass kvlint --gpu with the one it runs on")
+	not contains(f.msg, "not in kvlint's catalog")
+}
+
 test_fires_naming_the_weights if {
 	srv := test.server({
 		"args": {"--model-path": {"value": "./model", "known": true, "typed": "./model"}},

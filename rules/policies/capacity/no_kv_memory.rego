@@ -10,7 +10,13 @@
 #   Please try to increase --mem-fraction-static",
 #   model_executor/pool_configurator.py MemoryPoolConfig). kvlint reports the
 #   first from its own arithmetic and any other startup error capacity
-#   predicts. Severity critical: the server never serves; in Kubernetes the pod
+#   predicts; for SGLang and vLLM alike, a launch whose tp × pp (× dp)
+#   needs more GPUs per node than the deployment gives it, where the GPU
+#   count and the nodes are certain: SGLang starts tp × pp / nnodes ranks
+#   per node, each on its own GPU (entrypoints/engine.py
+#   _calculate_rank_ranges), and vLLM raises "World size … is larger than
+#   the number of available GPUs … in this node" (config/parallel.py) or,
+#   under Ray, cannot place its placement group. Severity critical: the server never serves; in Kubernetes the pod
 #   crash-loops, loading the whole checkpoint each time.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/kv_cache_configurator.py
@@ -19,6 +25,10 @@
 #     description: MemoryPoolConfig raises "Not enough memory" for an empty pool
 #   - ref: https://github.com/sgl-project/sglang/issues/5372
 #     description: out of memory with a high --mem-fraction-static
+#   - ref: https://github.com/vllm-project/vllm/blob/main/vllm/config/parallel.py
+#     description: ParallelConfig raises when the world size exceeds the node's GPUs
+#   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py
+#     description: _calculate_rank_ranges puts tp × pp / nnodes ranks on each node, one GPU each
 # custom:
 #   id: KV103
 #   severity: critical
@@ -27,7 +37,9 @@
 #     Give the weights fewer bytes per GPU or the pool more: shard the model
 #     over more GPUs (--tp-size, or --pp-size), serve a quantized checkpoint,
 #     or raise --mem-fraction-static (leaving room for activations and CUDA
-#     graphs), or use a GPU with more memory.
+#     graphs), or use a GPU with more memory. When the parallelism needs
+#     more GPUs than the server is given, request as many (the pod's
+#     nvidia.com/gpu, SkyPilot's accelerators count) or lower --tp-size.
 package kvlint.rules.no_kv_memory
 
 import data.kvlint.lib
@@ -54,9 +66,31 @@ deny contains finding if {
 	finding := {
 		"msg": sprintf("SGLang would not start: %s%s", [err, lib.opaque_note(s.opaque)]),
 		"server": s.index,
-		"arg": lib.memory_arg(s.args),
+		"arg": startup_arg(s),
 	}
 }
+
+# vLLM: a startup error about one flag (its parallelism needs more GPUs than
+# the server is given). Its memory errors are KV101's.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	err := lib.startup_error(s.capacity)
+	err != ""
+	arg := object.get(s.capacity, "startup_arg", "")
+	arg != ""
+	finding := {
+		"msg": sprintf("vLLM would not start: %s%s", [err, lib.opaque_note(s.opaque)]),
+		"server": s.index,
+		"arg": arg,
+	}
+}
+
+# startup_arg is the flag capacity says the error is about, else the
+# memory flag.
+startup_arg(s) := s.capacity.startup_arg if {
+	s.capacity.startup_arg != ""
+} else := lib.memory_arg(s.args)
 
 # shortfall(s) states the memory arithmetic when every term is known.
 # What the fraction leaves for weights and KV cache is the weights plus the

@@ -77,3 +77,35 @@ test_quiet_when_the_budget_is_unknown if {
 	srv := test.server({"capacity": test.unknown_capacity})
 	count(no_kv_memory.deny) == 0 with input as test.input_with([srv])
 }
+
+# A parallelism that needs more GPUs than the server is given points at
+# the flag capacity names, for SGLang and vLLM alike.
+test_fires_at_the_parallelism_flag if {
+	srv := test.server({
+		"args": {"--tp-size": {"value": "8", "known": true, "typed": 8}},
+		"capacity": {"startup_error": "its parallelism needs tp 8 × pp 1 = 8 GPUs but the deployment gives it 1 per node", "startup_arg": "--tp-size"},
+	})
+	some f in no_kv_memory.deny with input as test.input_with([srv])
+	f.arg == "--tp-size"
+	startswith(f.msg, "SGLang would not start: its parallelism needs tp 8")
+}
+
+test_fires_for_vllm_at_the_parallelism_flag if {
+	srv := test.server({
+		"engine": "vllm",
+		"args": {"--tensor-parallel-size": {"value": "8", "known": true, "typed": 8}},
+		"capacity": {"startup_error": "its parallelism needs tp 8 × pp 1 = 8 GPUs but the deployment gives it 1 per node", "startup_arg": "--tensor-parallel-size"},
+	})
+	findings := no_kv_memory.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "vLLM would not start: its parallelism needs tp 8 × pp 1 = 8 GPUs but the deployment gives it 1 per node",
+		"server": 0,
+		"arg": "--tensor-parallel-size",
+	}}
+}
+
+# vLLM's memory errors are KV101's: no startup_arg, no finding here.
+test_quiet_for_a_vllm_memory_error if {
+	srv := test.server({"engine": "vllm", "capacity": {"startup_error": "ValueError: To serve at least one request with the models's max seq len (8192) …"}})
+	count(no_kv_memory.deny) == 0 with input as test.input_with([srv])
+}
