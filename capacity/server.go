@@ -530,6 +530,13 @@ func (e *estimator) gpuCount() {
 	if n >= perNode {
 		if how != "" && nodes > 1 {
 			e.est.derive("tp %d × pp %d%s over %d nodes: %d GPUs per node, and the server is given %d (%s)", e.tp, e.pp, dpNote(e.dp, e.dpAttention), nodes, perNode, n, how)
+			if b, ok := e.s.Args["--distributed-executor-backend"]; !ok || !b.Known || strings.TrimSpace(b.Raw) != "ray" {
+				// vllm-project/vllm@00193b82b0e2 vllm/config/parallel.py
+				// ParallelConfig.__post_init__ raises when the node has
+				// fewer GPUs than the world and no backend is chosen, unless
+				// the process runs inside a Ray placement group.
+				e.est.assume("vLLM reaches the GPUs of the other %d node(s) only through Ray: recent releases need --distributed-executor-backend ray for it, and raise \"World size (%d) is larger than the number of available GPUs (%d) in this node\" without it (vllm/config/parallel.py)", nodes-1, world, n)
+			}
 		}
 		return
 	}

@@ -171,6 +171,9 @@ func gpuSection(b *bytes.Buffer, dir string, list []unsized) {
 		switch {
 		case len(s.GPUCandidates) > 0:
 			fmt.Fprintf(b, "#     the files allow any of %s (%s at %s)\n", comment(strings.Join(s.GPUCandidates, ", ")), comment(s.GPUKey), relSpan(dir, s.GPU.Span))
+			if len(s.GPUCountCandidates) > 0 {
+				fmt.Fprintf(b, "#     with %s GPUs, depending on which it gets\n", comment(strings.Join(s.GPUCountCandidates, " or ")))
+			}
 			seen = append(seen, s.GPUCandidates...)
 		case s.GPU.IsSet():
 			key := s.GPUKey

@@ -146,6 +146,10 @@ func (p *parser) task(root *yaml.Node) {
 		s.GPUCountCandidates = acc.counts
 		s.Replicas = nodes
 		s.Nodes = nodes
+		if !nodes.IsSet() {
+			// num_nodes defaults to 1: the task is this node alone.
+			s.Nodes = deploy.Known("1", deploy.Span{})
+		}
 		p.servers = append(p.servers, s)
 	}
 }
