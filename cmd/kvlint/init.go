@@ -111,6 +111,9 @@ type unsized struct {
 	where   string // file:line:col name (engine), relative to the file's directory
 	missing []string
 	server  *deploy.Server
+	// gpus are the catalog GPUs capacity read the files' candidates as
+	// (SkyPilot's A100 is A100-SXM4-40GB), when they differ in memory.
+	gpus []string
 }
 
 // initFile renders .kvlint.yaml for the unsized servers of res: commented
@@ -126,7 +129,7 @@ func initFile(res *analysis.Result, dir string) (text []byte, n int) {
 		if e.PoolTokens != nil || e.StartupError != "" || len(e.Missing) == 0 {
 			continue
 		}
-		list = append(list, unsized{where: fmt.Sprintf("%s %s (%s)", relSpan(dir, s.Span), s.Name, s.Engine), missing: e.Missing, server: s})
+		list = append(list, unsized{where: fmt.Sprintf("%s %s (%s)", relSpan(dir, s.Span), s.Name, s.Engine), missing: e.Missing, server: s, gpus: e.GPUCandidates})
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s written by kvlint init: %d server(s) with a KV pool could not be sized.\n", config.FileName, len(list))
@@ -171,10 +174,17 @@ func gpuSection(b *bytes.Buffer, dir string, list []unsized) {
 		switch {
 		case len(s.GPUCandidates) > 0:
 			fmt.Fprintf(b, "#     the files allow any of %s (%s at %s)\n", comment(strings.Join(s.GPUCandidates, ", ")), comment(s.GPUKey), relSpan(dir, s.GPU.Span))
+			if len(u.gpus) > 0 && !slices.Equal(u.gpus, s.GPUCandidates) {
+				fmt.Fprintf(b, "#     which kvlint reads as %s\n", comment(strings.Join(u.gpus, ", ")))
+			}
 			if len(s.GPUCountCandidates) > 0 {
 				fmt.Fprintf(b, "#     with %s GPUs, depending on which it gets\n", comment(strings.Join(s.GPUCountCandidates, " or ")))
 			}
-			seen = append(seen, s.GPUCandidates...)
+			if len(u.gpus) > 0 {
+				seen = append(seen, u.gpus...)
+			} else {
+				seen = append(seen, s.GPUCandidates...)
+			}
 		case s.GPU.IsSet():
 			key := s.GPUKey
 			if key == "" {
