@@ -56,7 +56,13 @@ type Change struct {
 	Typed  deploy.Typed
 	Raw    string
 	Remove bool
+	// GPUs, when above 0, is no flag: the GPU count the server is given
+	// (a fix that raises --tp-size raises the container's request with it).
+	GPUs int
 }
+
+// SetGPUCount is a Change that gives the server n GPUs per node.
+func SetGPUCount(n int) Change { return Change{GPUs: n} }
 
 // SetInt is a Change that sets flag to n.
 func SetInt(flag string, n int64) Change {
@@ -86,6 +92,11 @@ func (e *Estimate) With(changes ...Change) (Estimate, bool) {
 		s.Args = map[string]deploy.Value{}
 	}
 	for _, c := range changes {
+		if c.GPUs > 0 {
+			s.GPUCount = deploy.Value{Raw: strconv.Itoa(c.GPUs), Known: true, Span: s.GPUCount.Span}
+			s.GPUCountCandidates = nil
+			continue
+		}
 		if c.Remove {
 			delete(s.Args, c.Flag)
 			continue

@@ -437,14 +437,21 @@ func (c *capFixer) moreTP() []diag.Fix {
 				continue // SGLang asserts at model load
 			}
 		}
-		changes := []capacity.Change{capacity.SetInt(c.tpFlag, int64(tp))}
-		e, ok := c.est.With(changes...)
-		if !ok {
-			continue
-		}
 		gpus := tp * pp
 		if c.srv.Engine == deploy.EngineVLLM || !dpAttention(c.srv, dp) {
 			gpus *= dp
+		}
+		changes := []capacity.Change{capacity.SetInt(c.tpFlag, int64(tp))}
+		if c.srv.GPUCount.IsSet() {
+			// The fix raises the container's GPU count with --tp-size:
+			// judged on the old count, the server could not start.
+			if n, err := strconv.Atoi(c.srv.GPUCount.Raw); err != nil || n < gpus {
+				changes = append(changes, capacity.SetGPUCount(gpus))
+			}
+		}
+		e, ok := c.est.With(changes...)
+		if !ok {
+			continue
 		}
 		desc := fmt.Sprintf("%s %d (%d GPUs)", c.tpFlag, tp, gpus)
 		fs := c.finish(desc, e, changes, [][2]string{{c.tpFlag, strconv.Itoa(tp)}})
