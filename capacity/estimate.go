@@ -66,6 +66,11 @@ type Estimate struct {
 	// StartupError is the error SGLang would stop with at startup under this
 	// configuration ("Not enough memory…"), "" when none is expected.
 	StartupError string `json:"startup_error"`
+	// NotSized says why the pool is unknown when no declaration would
+	// make it known: a way of keeping the KV cache kvlint does not model
+	// (context parallelism, a cache layout, a hybrid grouping), or a
+	// value the engine decides from one kvlint cannot read. "" otherwise.
+	NotSized string `json:"not_sized,omitempty"`
 
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …
