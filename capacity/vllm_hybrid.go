@@ -122,16 +122,12 @@ func (e *vllmEstimator) hybridManager() hybridMode {
 		e.est.derive("--no-disable-hybrid-kv-cache-manager: the hybrid KV cache manager is on")
 		return hybridOn
 	}
-	_, v, st := e.r.value("--kv-transfer-config")
+	name, st, ok := e.r.stringField("--kv-transfer-config", "kv_connector")
 	switch st {
 	case argUnknown:
 		e.est.notSized("--kv-transfer-config is unknown, and its connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
 		return hybridUnknown
 	case argSet:
-		name, ok := "", false
-		if f, has := v.Typed.Field("kv_connector"); has {
-			name, ok = f.Str()
-		}
 		switch {
 		case !ok:
 			e.est.notSized("--kv-transfer-config names no connector kvlint can read, and the connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
@@ -441,15 +437,11 @@ func (e *vllmEstimator) llama4Chunked(m *Model) hybridMode {
 			return hybridOff
 		}
 	}
-	switch _, spec, st := e.r.value("--speculative-config"); st {
+	switch method, st, ok := e.r.stringField("--speculative-config", "method"); st {
 	case argUnknown:
 		e.est.notSized("--speculative-config is unknown, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
 		return hybridUnknown
 	case argSet:
-		method, ok := "", false
-		if f, has := spec.Typed.Field("method"); has {
-			method, ok = f.Str()
-		}
 		switch {
 		case !ok:
 			e.est.notSized("--speculative-config names no method kvlint can read, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
