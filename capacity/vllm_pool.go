@@ -70,7 +70,7 @@ func (e *vllmEstimator) memoryVLLM() {
 	requested := int64(math.Ceil(float64(total) * util))
 	batched, v0, ok := e.profileBatchVLLM()
 	if !ok {
-		e.est.derive("KV cache not sized: the profiling batch of vLLM v%s's V0 engine is unknown", e.s.Release.Version)
+		e.est.notSized("the profiling batch of vLLM v%s's V0 engine is unknown, so the cache is not sized: declare --max-num-batched-tokens", e.s.Release.Version)
 		return
 	}
 	perToken := vllmActivationMiBPerToken
