@@ -42,6 +42,21 @@ func (r *argReader) value(names ...string) (string, deploy.Value, argState) {
 	return "", deploy.Value{}, argUnset
 }
 
+// stringField reads a string field of a flag whose value is JSON
+// (--kv-transfer-config's kv_connector, --speculative-config's method):
+// st is the flag's state, and ok is false when the flag is set but holds
+// no such string.
+func (r *argReader) stringField(flag, key string) (field string, st argState, ok bool) {
+	_, v, st := r.value(flag)
+	if st != argSet {
+		return "", st, false
+	}
+	if f, has := v.Typed.Field(key); has {
+		field, ok = f.Str()
+	}
+	return field, st, ok
+}
+
 // written is a value as the user wrote it, for quoting in assumptions.
 func written(v deploy.Value) string { return strings.TrimSpace(v.Raw) }
 

@@ -75,6 +75,11 @@ type Estimate struct {
 	// accelerators {L4, A100}, an affinity In [a, b], a name of two
 	// memory sizes): the GPU is then unknown until one is declared.
 	GPUCandidates []string `json:"gpu_candidates,omitempty"`
+	// NotSized says why the pool is unknown when no declaration would
+	// make it known: a way of keeping the KV cache kvlint does not model
+	// (context parallelism, a cache layout, a hybrid grouping), or a
+	// value the engine decides from one kvlint cannot read. "" otherwise.
+	NotSized string `json:"not_sized,omitempty"`
 
 	Assumptions []string `json:"assumptions"` // inputs that were assumed, not read
 	Missing     []string `json:"missing"`     // what to declare: "model", "gpu", …

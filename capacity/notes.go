@@ -13,6 +13,17 @@ func (e *Estimate) assume(format string, args ...any) {
 	e.Assumptions = append(e.Assumptions, msg)
 }
 
+// notSized records why the pool is not sized when nothing the user could
+// declare would size it (kvlint does not model what the server does): an
+// assumption, and the first such reason in NotSized, which KV105 reports
+// so that the server is not passed in silence.
+func (e *Estimate) notSized(format string, args ...any) {
+	e.assume(format, args...)
+	if e.NotSized == "" {
+		e.NotSized = fmt.Sprintf(format, args...)
+	}
+}
+
 // derive records one step of the computation.
 func (e *Estimate) derive(format string, args ...any) {
 	e.Derivation = append(e.Derivation, fmt.Sprintf(format, args...))

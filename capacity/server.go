@@ -53,7 +53,10 @@ func EstimateServer(s *deploy.Server, opt Options) Estimate {
 func estimateServer(s *deploy.Server, opt Options, model *modelResolution) Estimate {
 	est := estimateOne(s, opt, model)
 	if s != nil && len(s.ModelCandidates) > 1 && s.ModelCandidatesCertain && slices.Contains(est.Missing, "model") {
-		return byCandidates(s, opt, est, model == nil)
+		est = byCandidates(s, opt, est, model == nil)
+	}
+	if est.PoolTokens != nil {
+		est.NotSized = "" // a step that could not size it was not the last word
 	}
 	return est
 }

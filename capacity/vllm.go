@@ -139,7 +139,7 @@ func (e *vllmEstimator) parallelVLLM() {
 		e.est.derive("dp %d: %d engines of tp %d × pp %d GPUs, each with its own KV cache", e.dp, e.dp, e.tp, e.pp)
 	}
 	if e.dcp*e.pcp > 1 {
-		e.est.assume("context parallelism (-dcp %d, -pcp %d) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized", e.dcp, e.pcp)
+		e.est.notSized("context parallelism (-dcp %d, -pcp %d) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized", e.dcp, e.pcp)
 	}
 }
 
@@ -244,7 +244,7 @@ func (e *vllmEstimator) blockSize() {
 	v, st := e.r.int("--block-size")
 	switch st {
 	case argUnknown:
-		e.est.assume("the block size is unknown, so the cache is not sized in blocks")
+		e.est.notSized("the block size is unknown, so the cache is not sized in blocks")
 		return
 	case argUnset:
 		v = vllmDefaultBlockSize

@@ -72,7 +72,7 @@ func (e *vllmEstimator) dtypesVLLM() {
 	case "float32":
 		e.kvDtype, e.est.KVDtype = kv, kv
 	default:
-		e.est.assume("--kv-cache-dtype %s: kvlint does not model this cache layout (packed 4-bit or TurboQuant pages), so the cache is not sized", kv)
+		e.est.notSized("--kv-cache-dtype %s: kvlint does not model this cache layout (packed 4-bit or TurboQuant pages), so the cache is not sized", kv)
 	}
 }
 
@@ -93,7 +93,7 @@ func (e *vllmEstimator) cellVLLM() {
 	m := e.model
 	if m == nil || m.Unsupported != "" || !e.parallelKnown || e.kvDtype == "" || e.dcp*e.pcp > 1 {
 		if m != nil && m.Unsupported != "" {
-			e.est.assume("%s: %s, so the cache is not sized", m.ID, m.Unsupported)
+			e.est.notSized("%s: %s, so the cache is not sized", m.ID, m.Unsupported)
 		}
 		return
 	}
@@ -129,7 +129,7 @@ func (e *vllmEstimator) cellVLLM() {
 	switch {
 	case m.isMLA() && m.KVLoraRank > 0:
 		if m.isDSA() {
-			e.est.assume("%s keeps a sparse-attention indexer cache beside its MLA cache in vLLM, which kvlint does not model, so the cache is not sized", m.ID)
+			e.est.notSized("%s keeps a sparse-attention indexer cache beside its MLA cache in vLLM, which kvlint does not model, so the cache is not sized", m.ID)
 			return
 		}
 		latent := int64(m.KVLoraRank + m.QKRopeHeadDim)
@@ -158,7 +158,7 @@ func (e *vllmEstimator) cellVLLM() {
 	}
 	if hybrid || chunked {
 		if m.isMLA() {
-			e.est.assume("%s: sliding-window MLA layers are grouped differently by vLLM, which kvlint does not model, so the cache is not sized", m.ID)
+			e.est.notSized("%s: sliding-window MLA layers are grouped differently by vLLM, which kvlint does not model, so the cache is not sized", m.ID)
 			return
 		}
 		var h *vllmHybrid

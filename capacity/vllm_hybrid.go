@@ -113,7 +113,7 @@ func (e *vllmEstimator) hybridManager() hybridMode {
 	}
 	switch off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); {
 	case st == argUnknown:
-		e.est.assume("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
+		e.est.notSized("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
 		return hybridUnknown
 	case st == argSet && off:
 		e.est.derive("--disable-hybrid-kv-cache-manager: every layer, sliding-window or not, keeps full KV (unify_hybrid_kv_cache_specs)")
@@ -122,25 +122,21 @@ func (e *vllmEstimator) hybridManager() hybridMode {
 		e.est.derive("--no-disable-hybrid-kv-cache-manager: the hybrid KV cache manager is on")
 		return hybridOn
 	}
-	_, v, st := e.r.value("--kv-transfer-config")
+	name, st, ok := e.r.stringField("--kv-transfer-config", "kv_connector")
 	switch st {
 	case argUnknown:
-		e.est.assume("--kv-transfer-config is unknown, and its connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
+		e.est.notSized("--kv-transfer-config is unknown, and its connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
 		return hybridUnknown
 	case argSet:
-		name, ok := "", false
-		if f, has := v.Typed.Field("kv_connector"); has {
-			name, ok = f.Str()
-		}
 		switch {
 		case !ok:
-			e.est.assume("--kv-transfer-config names no connector kvlint can read, and the connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
+			e.est.notSized("--kv-transfer-config names no connector kvlint can read, and the connector decides whether vLLM keeps the hybrid KV cache manager, so the cache is not sized")
 			return hybridUnknown
 		case !vllmHMAConnectors[name]:
 			e.est.derive("KV connector %s does not support the hybrid KV cache manager (SupportsHMA): vLLM turns it off, so every layer keeps full KV (config/vllm.py)", name)
 			return hybridOff
 		case e.s.Release.Version != "":
-			e.est.assume("KV connector %s supports the hybrid KV cache manager on vLLM's main branch; kvlint does not know whether it does on v%s, so the cache is not sized", name, e.s.Release.Version)
+			e.est.notSized("KV connector %s supports the hybrid KV cache manager on vLLM's main branch; kvlint does not know whether it does on v%s, so the cache is not sized", name, e.s.Release.Version)
 			return hybridUnknown
 		}
 		e.est.derive("KV connector %s supports the hybrid KV cache manager (SupportsHMA): it stays on", name)
@@ -158,17 +154,17 @@ func (e *vllmEstimator) hybridGroups(m *Model, swa, full int) (*vllmHybrid, bool
 		// layers (_project_kv_cache_groups_to_worker); which layers a stage
 		// holds depends on the order of layer_types, which kvlint does not
 		// keep.
-		e.est.assume("pipeline parallelism over a hybrid sliding-window model: kvlint does not project vLLM's KV cache groups onto each stage, so the cache is not sized")
+		e.est.notSized("pipeline parallelism over a hybrid sliding-window model: kvlint does not project vLLM's KV cache groups onto each stage, so the cache is not sized")
 		return nil, false
 	}
 	if (m.SWAKVHeads > 0 && m.SWAKVHeads != m.KVHeads) || (m.SWAHeadDim > 0 && m.SWAHeadDim != m.headDim()) {
 		// unify_kv_cache_spec_page_size then grows the smaller pages'
 		// block size, which kvlint does not follow.
-		e.est.assume("%s's sliding-window layers have their own head shape, so vLLM's KV cache groups have different pages; kvlint does not model that, so the cache is not sized", m.ID)
+		e.est.notSized("%s's sliding-window layers have their own head shape, so vLLM's KV cache groups have different pages; kvlint does not model that, so the cache is not sized", m.ID)
 		return nil, false
 	}
 	if on, _ := e.r.bool("--disable-sliding-window"); on {
-		e.est.assume("--disable-sliding-window on a hybrid sliding-window model: kvlint does not model how vLLM then groups the layers, so the cache is not sized")
+		e.est.notSized("--disable-sliding-window on a hybrid sliding-window model: kvlint does not model how vLLM then groups the layers, so the cache is not sized")
 		return nil, false
 	}
 	batched, ok := e.hybridBatched("a sliding-window layer holds its window")
@@ -202,7 +198,7 @@ func (e *vllmEstimator) hybridBatched(what string) (int64, bool) {
 	case e.gpu != nil && e.gpu.MemoryMiB > 0:
 		batched = vllmDefaultBatchedTokens(e.gpu)
 	default:
-		e.est.assume("%s plus one batch of tokens (max_num_batched_tokens), whose default depends on the GPU, which is unknown: the cache is not sized", what)
+		e.est.notSized("%s plus one batch of tokens (max_num_batched_tokens), whose default depends on the GPU, which is unknown: the cache is not sized", what)
 		return 0, false
 	}
 	return batched, true
@@ -419,18 +415,18 @@ func (e *vllmEstimator) llama4Chunked(m *Model) hybridMode {
 	switch {
 	case m.ModelType != "llama4" && m.ModelType != "llama4_text":
 		// readChunkedAttention reads only Llama 4 configs.
-		e.est.assume("%s does not say its model_type is llama4, so kvlint cannot read which layers vLLM v%s keeps as chunked local attention: the cache is not sized", m.ID, v)
+		e.est.notSized("%s does not say its model_type is llama4, so kvlint cannot read which layers vLLM v%s keeps as chunked local attention: the cache is not sized", m.ID, v)
 		return hybridUnknown
 	case m.AttentionChunkSize <= 0 || m.ChunkedLayers == 0:
 		e.est.derive("%s has no chunked local attention layers (attention_chunk_size null, or every layer NoPE): every layer keeps full KV", m.ID)
 		return hybridOff
 	case m.ChunkedLayers >= m.Layers:
-		e.est.assume("every layer of %s is chunked local attention, a cache of one ChunkedLocalAttentionSpec kvlint does not model, so the cache is not sized", m.ID)
+		e.est.notSized("every layer of %s is chunked local attention, a cache of one ChunkedLocalAttentionSpec kvlint does not model, so the cache is not sized", m.ID)
 		return hybridUnknown
 	}
 	switch off, st := e.r.bool("--disable-hybrid-kv-cache-manager"); {
 	case st == argUnknown:
-		e.est.assume("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
+		e.est.notSized("whether the hybrid KV cache manager is on is unknown, so the cache is not sized")
 		return hybridUnknown
 	case st == argSet && !off:
 		e.est.derive("--no-disable-hybrid-kv-cache-manager: the hybrid KV cache manager is on unless the checks below turn it off")
@@ -441,18 +437,14 @@ func (e *vllmEstimator) llama4Chunked(m *Model) hybridMode {
 			return hybridOff
 		}
 	}
-	switch _, spec, st := e.r.value("--speculative-config"); st {
+	switch method, st, ok := e.r.stringField("--speculative-config", "method"); st {
 	case argUnknown:
-		e.est.assume("--speculative-config is unknown, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
+		e.est.notSized("--speculative-config is unknown, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
 		return hybridUnknown
 	case argSet:
-		method, ok := "", false
-		if f, has := spec.Typed.Field("method"); has {
-			method, ok = f.Str()
-		}
 		switch {
 		case !ok:
-			e.est.assume("--speculative-config names no method kvlint can read, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
+			e.est.notSized("--speculative-config names no method kvlint can read, and an EAGLE or MTP method turns vLLM v%s's hybrid KV cache manager off for Llama 4, so the cache is not sized", v)
 			return hybridUnknown
 		case method == "eagle" || method == "eagle3" || method == "deepseek_mtp":
 			e.est.derive("speculative method %s with chunked local attention: vLLM v%s turns the hybrid KV cache manager off, so every layer keeps full KV (VllmConfig.__post_init__)", method, v)
@@ -475,7 +467,7 @@ func (e *vllmEstimator) chunkedGroups(m *Model) (*vllmHybrid, bool) {
 	if e.pp > 1 {
 		// Each stage's worker groups its own layers; which layers a stage
 		// holds decides its groups, which kvlint does not follow.
-		e.est.assume("pipeline parallelism over Llama 4 on vLLM v%s: kvlint does not follow how each stage groups its chunked and full layers, so the cache is not sized", vllmChunkedHybridRelease)
+		e.est.notSized("pipeline parallelism over Llama 4 on vLLM v%s: kvlint does not follow how each stage groups its chunked and full layers, so the cache is not sized", vllmChunkedHybridRelease)
 		return nil, false
 	}
 	batched, ok := e.hybridBatched("a chunked local attention layer holds its chunk")
@@ -484,14 +476,14 @@ func (e *vllmEstimator) chunkedGroups(m *Model) (*vllmHybrid, bool) {
 	}
 	switch on, st := e.r.bool("--enable-chunked-prefill"); {
 	case st == argUnknown:
-		e.est.assume("--enable-chunked-prefill is unknown, and without chunked prefill vLLM batches max_model_len tokens, which a chunked layer holds: the cache is not sized")
+		e.est.notSized("--enable-chunked-prefill is unknown, and without chunked prefill vLLM batches max_model_len tokens, which a chunked layer holds: the cache is not sized")
 		return nil, false
 	case st == argSet && !on:
 		// engine/arg_utils.py _set_default_args_v1 at 6d8d0a24c02b: "if
 		// not self.enable_chunked_prefill: self.max_num_batched_tokens =
 		// model_config.max_model_len".
 		if !e.ctxKnown || e.ctxAuto || e.ctx <= 0 {
-			e.est.assume("--no-enable-chunked-prefill batches max_model_len tokens, which is unknown: the cache is not sized")
+			e.est.notSized("--no-enable-chunked-prefill batches max_model_len tokens, which is unknown: the cache is not sized")
 			return nil, false
 		}
 		batched = e.ctx

@@ -70,7 +70,7 @@ func (e *vllmEstimator) memoryVLLM() {
 	requested := int64(math.Ceil(float64(total) * util))
 	batched, v0, ok := e.profileBatchVLLM()
 	if !ok {
-		e.est.derive("KV cache not sized: the profiling batch of vLLM v%s's V0 engine is unknown", e.s.Release.Version)
+		e.est.notSized("the profiling batch of vLLM v%s's V0 engine is unknown, so the cache is not sized: declare --max-num-batched-tokens", e.s.Release.Version)
 		return
 	}
 	perToken := vllmActivationMiBPerToken
@@ -109,6 +109,22 @@ func (e *vllmEstimator) memoryVLLM() {
 	e.est.derive("KV memory = ceil(CUDA total %s B × gpu_memory_utilization %g) = %s B − weights %s B − activation, non-torch and CUDA-graph memory %s B = %s B per GPU (request_memory, determine_available_memory)", Thousands(total), util, Thousands(requested), Thousands(maxOf(e.weights)), Thousands(runtime), Thousands(budget))
 }
 
+// noMemoryVLLM sets vLLM's startup error when a stage has no memory left
+// for the cache, and reports whether one has none.
+func (e *vllmEstimator) noMemoryVLLM(avail []int64) bool {
+	for i, a := range avail {
+		if a <= 0 {
+			e.est.StartupError = vllmNoMemory(e.s.Release)
+			if vllmEngineV0(e.s.Release) {
+				e.est.StartupError = vllmV0NoMemory
+			}
+			e.est.derive("stage %d: %s B for the KV cache: vLLM stops at startup (_check_enough_kv_cache_memory)", i, Thousands(a))
+			return true
+		}
+	}
+	return false
+}
+
 // poolVLLM computes the blocks vLLM allocates and runs its startup check
 // (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, at 9aaf83ef502f):
 // --num-gpu-blocks-override replaces the memory each worker plans with
@@ -137,6 +153,12 @@ func (e *vllmEstimator) poolVLLM() {
 		return
 	}
 	if !e.cellKnown || !e.blockOK || (!e.availKnown && !e.overrideSet) {
+		// Memory the weights and the profile run leave at or below zero
+		// stops vLLM whatever the cell (_check_enough_kv_cache_memory:
+		// "No available memory for the cache blocks").
+		if e.availKnown && !e.overrideSet && e.noMemoryVLLM(e.available) {
+			return
+		}
 		e.memoryBoundVLLM()
 		e.explainMissingVLLM()
 		return
@@ -155,15 +177,8 @@ func (e *vllmEstimator) poolVLLM() {
 	if e.overrideSet {
 		e.est.KVBudgetBytes = ptr(minOf(avail))
 	}
-	for i, a := range avail {
-		if a <= 0 {
-			e.est.StartupError = vllmNoMemory(e.s.Release)
-			if vllmEngineV0(e.s.Release) {
-				e.est.StartupError = vllmV0NoMemory
-			}
-			e.est.derive("stage %d: %s B for the KV cache: vLLM stops at startup (_check_enough_kv_cache_memory)", i, Thousands(a))
-			return
-		}
+	if e.noMemoryVLLM(avail) {
+		return
 	}
 	// fits is the longest request one worker holds: whole blocks of its
 	// memory (estimate_max_model_len's binary search lands on this).

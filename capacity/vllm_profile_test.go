@@ -126,3 +126,13 @@ func TestVLLMV0ChunkedBatch(t *testing.T) {
 		t.Errorf("the declaration that would size it is not named: %q", est.Assumptions)
 	}
 }
+
+// When the V0 batch cannot be known (whether Qwen2.5's sliding window is
+// used decides whether V0 chunks a 64K context), the cache is not sized,
+// and the estimate says so for KV105 to report.
+func TestVLLMV0BatchUnknownSaysWhy(t *testing.T) {
+	est := vllmAt("0.6.4.post1", "Qwen/Qwen2.5-7B", "H100", "--max-model-len", "65536")
+	if est.PoolTokens != nil || len(est.Missing) != 0 || !strings.Contains(est.NotSized, "profiling batch of vLLM v0.6.4.post1's V0 engine is unknown") {
+		t.Errorf("pool %v, missing %q, not sized %q\n%s", deref(est.PoolTokens), est.Missing, est.NotSized, strings.Join(est.Assumptions, "\n"))
+	}
+}

@@ -259,6 +259,10 @@ func TestVariableFlow(t *testing.T) {
 		{"function called in a loop forgets", "f() { TP=2; }\nTP=1\nwhile c; do f; done\nrun $TP", "$TP|?"},
 		{"function defined but not called", "f() { TP=2; }\nTP=1\nrun $TP", "1|="},
 		{"source forgets everything", "TP=1\n. ./env.sh\nrun $TP", "$TP|?"},
+		{"a virtualenv's activate keeps the other variables", "TP=1\nsource .venv/bin/activate\nrun $TP", "1|="},
+		{"a virtualenv's activate changes PATH", "PATH=/bin\nsource /opt/venv/bin/activate\nrun $PATH", "$PATH|?"},
+		{"a file named activate elsewhere forgets everything", "TP=1\nsource ./activate\nrun $TP", "$TP|?"},
+		{"an activate path kvlint cannot read forgets everything", "TP=1\nsource \"$VENV/bin/activate\"\nrun $TP", "$TP|?"},
 		{"eval forgets everything", "TP=1\neval \"$SETUP\"\nrun $TP", "$TP|?"},
 		{"command substitution", "TP=$(nproc)\nrun $TP", "$TP|?"},
 		{"arithmetic command", "TP=1\n((TP++))\nrun $TP", "$TP|?"},
@@ -682,5 +686,20 @@ func TestSplitIntoTooManyWords(t *testing.T) {
 	last := cmds[len(cmds)-1]
 	if len(last.Words) != 6 || last.Words[5].Known || last.Words[5].Raw != "$A" {
 		t.Errorf("launch words: %+v", last.Words)
+	}
+}
+
+// An activate script the caller can show is walked like any sourced
+// file, and what it may assign is not guessed from its name.
+func TestVenvActivateShownIsNotGuessed(t *testing.T) {
+	shown := func(f deploy.Value) (Source, bool) {
+		return Source{File: "venv/bin/activate", Text: []byte("TP=4\n")}, f.Raw == "venv/bin/activate"
+	}
+	cmds, errs := Commands(Source{File: "v.sh", Text: []byte("TP=1\nsource venv/bin/activate\nrun $TP\n"), Scripts: shown})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := w(find(t, cmds, "run").Words[1]); !strings.HasPrefix(got, "$TP|?") {
+		t.Errorf("got %q, want $TP unknown", got)
 	}
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"errors"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -428,13 +429,44 @@ func (w *walker) effects(node syntax.Node) effects {
 	return e
 }
 
+// venvActivateNames are the variables a Python virtual environment's
+// bin/activate assigns or unsets when sourced (python/cpython@01ab8f41ae40
+// Lib/venv/scripts/common/activate; virtualenv's and uv's scripts assign
+// the same ones): a recipe that activates one before its launch
+// (source .venv/bin/activate) keeps its other variables.
+var venvActivateNames = []string{"PATH", "PS1", "PYTHONHOME", "VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT", "_OLD_VIRTUAL_PATH", "_OLD_VIRTUAL_PS1", "_OLD_VIRTUAL_PYTHONHOME"}
+
+// venvActivate reports whether a sourced path names a virtual
+// environment's activate script that kvlint cannot read: a literal
+// .../bin/activate. A file the caller can show (w.src.Scripts) is no
+// guess: it is taken to assign anything, as every other sourced file is.
+func (w *walker) venvActivate(p string) bool {
+	if p == "" || path.Base(p) != "activate" || path.Base(path.Dir(p)) != "bin" {
+		return false
+	}
+	if w.src.Scripts != nil {
+		if _, ok := w.src.Scripts(deploy.Known(p, deploy.Span{})); ok {
+			return false
+		}
+	}
+	return true
+}
+
 // builtinEffects adds what a command with these (literal) words may assign.
 func (w *walker) builtinEffects(words []string, e *effects) {
 	if len(words) == 0 {
 		return
 	}
 	switch words[0] {
-	case "source", ".", "eval":
+	case "source", ".":
+		if len(words) > 1 && w.venvActivate(words[1]) {
+			for _, n := range venvActivateNames {
+				e.names[n] = true
+			}
+			return
+		}
+		e.all = true
+	case "eval":
 		e.all = true
 	case "shift", "set":
 		e.params = true

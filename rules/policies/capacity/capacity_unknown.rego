@@ -12,6 +12,9 @@
 #   server (the GPU, the model or its weights) and where to write it; when
 #   more than one input is unknown it names the first of GPU, model,
 #   weights, and `kvlint init` writes every one as an entry to fill in.
+#   When nothing the user could declare would size it (the server keeps its
+#   KV cache in a way kvlint does not model, such as decode context
+#   parallelism), it says why instead.
 #   --served-model-name is quoted as a hint, never read as the model: it
 #   is only the name clients send. Severity info:
 #   it reports a gap in what kvlint knows, not a fault in the deployment; a
@@ -74,6 +77,22 @@ deny contains finding if {
 }
 
 # KV101 already judges the server through the bound.
+# Nothing to declare: kvlint does not model how this server keeps its KV
+# cache. Said, so that the server is not passed in silence.
+deny contains finding if {
+	some s in input.servers
+	s.engine in {"sglang", "vllm"}
+	c := s.capacity
+	not is_number(c.pool_tokens)
+	not lib.wont_start(c)
+	count(c.missing) == 0
+	c.not_sized != ""
+	finding := {
+		"msg": sprintf("kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: %s", [c.not_sized]),
+		"server": s.index,
+	}
+}
+
 bound_proves_too_small(c) if {
 	limit := lib.pool_limit(c)
 	limit.tokens < lib.context_tokens(c)

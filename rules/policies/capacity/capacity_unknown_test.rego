@@ -186,3 +186,35 @@ test_the_weights_are_plural if {
 	some f in capacity_unknown.deny with input as test.input_with([srv])
 	endswith(f.msg, "(the weights are unknown too: `kvlint init` writes an entry to fill in for each)")
 }
+
+# Nothing to declare: kvlint does not model how the server keeps its
+# cache, and says so rather than passing it.
+test_fires_when_kvlint_does_not_model_the_cache if {
+	srv := test.server({
+		"engine": "vllm",
+		"capacity": object.union(test.unknown_capacity, {
+			"missing": [],
+			"not_sized": "context parallelism (-dcp 8, -pcp 1) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized",
+		}),
+	})
+	findings := capacity_unknown.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: context parallelism (-dcp 8, -pcp 1) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized",
+		"server": 0,
+	}}
+}
+
+# Quiet twins: no reason given, or a server that will not start.
+test_quiet_when_unsized_with_no_reason if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {"missing": []})})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+test_quiet_when_the_server_will_not_start if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {
+		"missing": [],
+		"not_sized": "kvlint does not model it",
+		"startup_error": "ValueError: No available memory for the cache blocks.",
+	})})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}

@@ -10,13 +10,18 @@
 #   Please try to increase --mem-fraction-static",
 #   model_executor/pool_configurator.py MemoryPoolConfig). kvlint reports the
 #   first from its own arithmetic and any other startup error capacity
-#   predicts; for SGLang and vLLM alike, a launch whose tp × pp (× dp)
-#   needs more GPUs per node than the deployment gives it, where the GPU
-#   count and the nodes are certain: SGLang starts tp × pp / nnodes ranks
-#   per node, each on its own GPU (entrypoints/engine.py
-#   _calculate_rank_ranges), and vLLM raises "World size … is larger than
-#   the number of available GPUs … in this node" (config/parallel.py) or,
-#   under Ray, cannot place its placement group. Severity critical: the server never serves; in Kubernetes the pod
+#   predicts. vLLM stops the same way when the weights and its profile run
+#   leave no memory under --gpu-memory-utilization: ValueError("No available
+#   memory for the cache blocks", v1/core/kv_cache_utils.py
+#   _check_enough_kv_cache_memory); a cache too small for one max_model_len
+#   request is KV101's. For SGLang and vLLM alike, a launch whose tp × pp
+#   (× dp) needs more GPUs per node than the deployment gives it, where the
+#   GPU count and the nodes are certain, does not start either: SGLang
+#   starts tp × pp / nnodes ranks per node, each on its own GPU
+#   (entrypoints/engine.py _calculate_rank_ranges), and vLLM raises "World
+#   size … is larger than the number of available GPUs … in this node"
+#   (config/parallel.py) or, under Ray, cannot place its placement group.
+#   Severity critical: the server never serves; in Kubernetes the pod
 #   crash-loops, loading the whole checkpoint each time.
 # related_resources:
 #   - ref: https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/kv_cache_configurator.py
@@ -70,8 +75,37 @@ deny contains finding if {
 	}
 }
 
+# vLLM: its startup check finds no memory at all for the cache; the error
+# about one max_model_len request ("max seq len") is KV101's, and one about
+# a flag (startup_arg) is reported below.
+deny contains finding if {
+	some s in input.servers
+	s.engine == "vllm"
+	err := lib.startup_error(s.capacity)
+	err != ""
+	not contains(err, "max seq len")
+	object.get(s.capacity, "startup_arg", "") == ""
+	finding := {
+		"msg": sprintf("vLLM would not start: %s%s%s", [vllm_shortfall(s.capacity), err, lib.opaque_note(s.opaque)]),
+		"server": s.index,
+		"arg": lib.first_given(s.args, ["--gpu-memory-utilization", "--tensor-parallel-size"]),
+	}
+}
+
+# vllm_shortfall(c) states the arithmetic when kvlint knows it.
+vllm_shortfall(c) := sprintf("the weights take %s per GPU, and with the profile run's activations they leave the cache %s short of the %v of the GPU that --gpu-memory-utilization grants; it raises ", [
+	lib.gib(c.weights_bytes_per_gpu),
+	lib.gib(0 - c.kv_budget_bytes),
+	c.mem_fraction_static,
+]) if {
+	is_number(c.weights_bytes_per_gpu)
+	is_number(c.kv_budget_bytes)
+	c.kv_budget_bytes <= 0
+	is_number(c.mem_fraction_static)
+} else := "it raises "
+
 # vLLM: a startup error about one flag (its parallelism needs more GPUs than
-# the server is given). Its memory errors are KV101's.
+# the server is given), reported at that flag.
 deny contains finding if {
 	some s in input.servers
 	s.engine == "vllm"

@@ -104,8 +104,32 @@ test_fires_for_vllm_at_the_parallelism_flag if {
 	}}
 }
 
-# vLLM's memory errors are KV101's: no startup_arg, no finding here.
-test_quiet_for_a_vllm_memory_error if {
-	srv := test.server({"engine": "vllm", "capacity": {"startup_error": "ValueError: To serve at least one request with the models's max seq len (8192) …"}})
+# vLLM: the weights leave the cache no memory at all.
+test_fires_on_vllm_with_no_memory_for_the_cache if {
+	srv := test.server({
+		"engine": "vllm",
+		"args": {"--tensor-parallel-size": {"value": "8", "known": true, "typed": 8}},
+		"capacity": {
+			"weights_bytes_per_gpu": 84109972160,
+			"kv_budget_bytes": -13928419770,
+			"mem_fraction_static": 0.92,
+			"pool_tokens": null,
+			"startup_error": "ValueError: No available memory for the cache blocks.",
+		},
+	})
+	findings := no_kv_memory.deny with input as test.input_with([srv])
+	findings == {{
+		"msg": "vLLM would not start: the weights take 78.3 GiB per GPU, and with the profile run's activations they leave the cache 13.0 GiB short of the 0.92 of the GPU that --gpu-memory-utilization grants; it raises ValueError: No available memory for the cache blocks.",
+		"server": 0,
+		"arg": "--tensor-parallel-size",
+	}}
+}
+
+# Quiet: vLLM's error about one max_model_len request is KV101's.
+test_quiet_on_vllm_short_of_one_request if {
+	srv := test.server({
+		"engine": "vllm",
+		"capacity": {"pool_tokens": null, "startup_error": "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.67 GiB)."},
+	})
 	count(no_kv_memory.deny) == 0 with input as test.input_with([srv])
 }
