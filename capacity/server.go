@@ -605,8 +605,10 @@ func (e *estimator) tooFewGPUs(n, perNode, nodes int64, world int, count deploy.
 	}
 	given := fmt.Sprintf("the deployment gives it %d per node%s", n, at(count))
 	if !e.vllm {
-		// engine.py gives rank r of a node the GPU base_gpu_id + r: a rank
-		// past the node's visible GPUs cannot select its CUDA device.
+		// engine.py gives rank r of a node the GPU base_gpu_id + r, and
+		// each rank's ModelRunner.init_torch_distributed
+		// (model_executor/model_runner.py) sets that device and re-raises
+		// when it fails: a rank past the node's visible GPUs stops there.
 		return fmt.Sprintf("%s but %s: the scheduler of each rank past GPU %d selects a CUDA device the node does not have, and the server exits (python/sglang/srt/entrypoints/engine.py _calculate_rank_ranges gives each node tp × pp / nnodes ranks)", need, given, n-1)
 	}
 	if nodes > 1 {
