@@ -177,14 +177,19 @@ func (e *vllmEstimator) hybridGroups(m *Model, swa, full int) (*vllmHybrid, bool
 	if float64(hi) < float64(lo)*1.5 {
 		h.groupSize = hi
 	}
-	h.fullGroups, h.swaGroups = ceilDiv(int64(full), h.groupSize), ceilDiv(int64(swa), h.groupSize)
-	pad := h.fullGroups*h.groupSize - int64(full) + h.swaGroups*h.groupSize - int64(swa)
-	padNote := ""
-	if pad > 0 {
-		padNote = fmt.Sprintf(", %d padding layer slots", pad)
-	}
+	padNote := h.groupLayers()
 	e.est.derive("hybrid KV cache manager: %d full-attention and %d sliding-window (window %d) layers in groups of %d: %d full and %d sliding-window groups%s (_get_kv_cache_groups_uniform_page_size)", full, swa, h.window, h.groupSize, h.fullGroups, h.swaGroups, padNote)
 	return h, true
+}
+
+// groupLayers splits each kind of layer into groups of groupSize, the
+// last group of a kind padded, and says how many slots are padding.
+func (h *vllmHybrid) groupLayers() (padNote string) {
+	h.fullGroups, h.swaGroups = ceilDiv(int64(h.full), h.groupSize), ceilDiv(int64(h.swa), h.groupSize)
+	if pad := h.fullGroups*h.groupSize - int64(h.full) + h.swaGroups*h.groupSize - int64(h.swa); pad > 0 {
+		return fmt.Sprintf(", %d padding layer slots", pad)
+	}
+	return ""
 }
 
 // hybridBatched reads max_num_batched_tokens, the batch a sliding-window or
@@ -492,12 +497,7 @@ func (e *vllmEstimator) chunkedGroups(m *Model) (*vllmHybrid, bool) {
 	full, chunked := m.Layers-m.ChunkedLayers, m.ChunkedLayers
 	h := &vllmHybrid{full: full, swa: chunked, chunk: int64(m.AttentionChunkSize), layerCheck: true, batched: batched}
 	h.groupSize = int64(min(full, chunked))
-	h.fullGroups, h.swaGroups = ceilDiv(int64(full), h.groupSize), ceilDiv(int64(chunked), h.groupSize)
-	pad := h.fullGroups*h.groupSize - int64(full) + h.swaGroups*h.groupSize - int64(chunked)
-	padNote := ""
-	if pad > 0 {
-		padNote = fmt.Sprintf(", %d padding layer slots", pad)
-	}
+	padNote := h.groupLayers()
 	e.est.derive("hybrid KV cache manager: %d full-attention and %d chunked local attention (chunk %d) layers in groups of %d: %d full and %d chunked groups%s (_get_kv_cache_config_uniform_page_size)", full, chunked, h.chunk, h.groupSize, h.fullGroups, h.swaGroups, padNote)
 	return h, true
 }
