@@ -1,5 +1,5 @@
 # METADATA
-# title: No memory for the KV pool, the server would not start
+# title: The server would not start (no memory for the KV pool, or too few GPUs)
 # description: >-
 #   SGLang sizes the KV pool at startup from the memory that
 #   --mem-fraction-static grants to weights plus KV cache. When the weights
