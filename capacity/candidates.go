@@ -13,12 +13,13 @@ import (
 // ModelCandidates: the base models OME's runtime selector accepts for a
 // runtime no InferenceService names). Each candidate is estimated as if
 // the server named it. When all give the same pool (the Llama 3.1 and 3.3
-// 70B instructs, a Qwen2.5 base and its instruct), the pool does not
+// 70B instructs), the pool does not
 // depend on which one runs: the estimate is the first candidate's with
-// the model unknown, and what does differ between them (the context
-// window of a base and its instruct, a few bytes of weights) is left
-// unknown and named, with "model" still missing. When the pools differ
-// the server stays unsized, and the estimate lists each candidate's pool.
+// the model unknown, and what differs between them that no verdict turns
+// on (a few bytes of weights, float16 for bfloat16) is left unknown and
+// named. When the pools differ, or anything a rule judges does (the
+// context window of a base and its instruct), the server stays unsized,
+// and the estimate lists each candidate's pool.
 // Only a set the files allow for certain is used (estimateServer): with
 // one candidate undecided, the model that runs may be outside the set.
 //
@@ -55,6 +56,8 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 		for i, id := range ids {
 			var p string
 			switch e := &ests[i]; {
+			case e.PoolTokens != nil && e.ContextLength != nil:
+				p = Thousands(*e.PoolTokens) + " tokens, context " + Thousands(*e.ContextLength)
 			case e.PoolTokens != nil:
 				p = Thousands(*e.PoolTokens) + " tokens"
 			case e.StartupError != "":
@@ -73,7 +76,7 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 			est.assume("each model the files allow (%s) gives the same cell and weights: the GPU alone decides the pool", strings.Join(ids, ", "))
 			return est
 		}
-		est.assume("sized with each model the files allow, the pool would be %s: they differ, so the pool is unknown until the model is declared", strings.Join(each, "; "))
+		est.assume("sized with each model the files allow: %s; they differ in the pool or in what the rules judge of it, so the server is not sized until the model is declared", strings.Join(each, "; "))
 		return est
 	}
 	out := ests[0]
@@ -99,18 +102,19 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 	out.Assumptions = append(notes, out.Assumptions...)
 	out.Derivation = append([]string{lead}, out.Derivation...)
 	if differ := unsetDiffering(&out, ests[1:], ids); len(differ) > 0 {
-		out.need("model")
-		out.assume("the models the files allow differ in %s, which stay unknown until the model is declared", strings.Join(differ, ", "))
+		out.assume("the models the files allow differ in %s, which stay unknown until the model is declared; the pool does not", strings.Join(differ, ", "))
 	}
 	return out
 }
 
 // needOnlyGPU reports whether the candidates lack only the GPU and agree
-// on the cell and the weights per GPU: on any one GPU they then give one
-// pool, and declaring the GPU sizes the server.
+// on the cell, the weights per GPU and the context window: on any one GPU
+// they then give one pool and one verdict, and declaring the GPU sizes
+// the server.
 func needOnlyGPU(ests []Estimate) bool {
 	key := func(e *Estimate) string {
-		return fmt.Sprint(e.Engine, e.TP, e.DP, e.PP, e.PageSize, opt(e.CellBytesPerToken), opt(e.WeightsBytesPerGPU))
+		return fmt.Sprint(e.Engine, e.TP, e.DP, e.PP, e.PageSize, opt(e.CellBytesPerToken), opt(e.WeightsBytesPerGPU),
+			opt(e.ContextLength), e.ContextSource)
 	}
 	for i := range ests {
 		e := &ests[i]
@@ -121,17 +125,22 @@ func needOnlyGPU(ests []Estimate) bool {
 	return true
 }
 
-// samePool reports whether every estimate has the same pool, of the same
-// cell (its dtype may be float16 for one and bfloat16 for another), on
-// the same GPU, parallelism and memory fraction. The weights may
-// differ a little (a vocabulary a few tokens larger) and leave the pool
-// as it is, where vLLM's whole blocks round the difference away; the
-// pool is what the rules judge.
+// samePool reports whether every estimate has the same pool and the same
+// verdicts: the pool, its cell (whose dtype may be float16 for one and
+// bfloat16 for another), the GPU, parallelism and memory fraction, and
+// the context window and what follows from it, whether the server
+// starts included. A base and its instruct whose context windows differ
+// (Qwen2.5-14B's 131,072, its instruct's 32,768) may differ in whether
+// KV101 fires, so they do not size the server. The weights may differ a
+// little (a vocabulary a few tokens larger) where vLLM's whole blocks
+// round the difference away.
 func samePool(ests []Estimate) bool {
 	key := func(e *Estimate) string {
 		return fmt.Sprint(e.Engine, e.GPU, e.GPUCount, e.TP, e.DP, e.PP, e.PageSize,
 			opt(e.MemFractionStatic), opt(e.GPUMemoryBytes), opt(e.CellBytesPerToken), opt(e.PoolTokens), opt(e.PoolUpperBound), e.PoolBoundBasis,
-			opt(e.SWAPoolTokens), opt(e.KVBlocks), opt(e.LoggedKVTokens), opt(e.MaxRunningRequests))
+			opt(e.SWAPoolTokens), opt(e.KVBlocks), opt(e.LoggedKVTokens), opt(e.MaxRunningRequests),
+			opt(e.ContextLength), e.ContextSource, opt(e.MaxRequestTokens), opt(e.FullContextRequests),
+			opt(e.RequestBlocks), e.StartupError, e.StartupArg)
 	}
 	for i := range ests {
 		if ests[i].PoolTokens == nil || key(&ests[i]) != key(&ests[0]) {
@@ -142,13 +151,14 @@ func samePool(ests []Estimate) bool {
 }
 
 // unsetDiffering clears the fields out (the first candidate's estimate)
-// shares with no other candidate: the weights, the context window and
-// what follows from it. It names each one with the candidates' values.
+// shares with no other candidate, which no rule's verdict turns on: the
+// weights per GPU, the memory left for the pool, the pool's dtype. It
+// names each one with the candidates' values.
 func unsetDiffering(out *Estimate, others []Estimate, ids []string) []string {
 	all := append([]Estimate{*out}, others...)
 	var differ []string
-	// field clears the field get points to when the candidates disagree
-	// on it, and names it with each candidate's value as show writes it.
+	// field clears a field when the candidates disagree on it, and names
+	// it with each candidate's value as show writes it.
 	field := func(name string, same func(a, b *Estimate) bool, show func(e *Estimate) string, clear func(e *Estimate)) {
 		for i := range others {
 			if !same(out, &others[i]) {
@@ -170,22 +180,8 @@ func unsetDiffering(out *Estimate, others []Estimate, ids []string) []string {
 	}
 	count("the weights per GPU", func(e *Estimate) **int64 { return &e.WeightsBytesPerGPU })
 	count("the memory left for the pool", func(e *Estimate) **int64 { return &e.KVBudgetBytes })
-	count("the context length", func(e *Estimate) **int64 { return &e.ContextLength })
-	count("the longest request", func(e *Estimate) **int64 { return &e.MaxRequestTokens })
-	count("the full-context requests the pool holds", func(e *Estimate) **int64 { return &e.FullContextRequests })
-	count("the blocks a full-length request takes", func(e *Estimate) **int64 { return &e.RequestBlocks })
 	field("the pool's dtype, of the same size", func(a, b *Estimate) bool { return a.KVDtype == b.KVDtype },
 		func(e *Estimate) string { return e.KVDtype }, func(e *Estimate) { e.KVDtype = "" })
-	field("whether the server starts", func(a, b *Estimate) bool { return a.StartupError == b.StartupError },
-		func(e *Estimate) string {
-			if e.StartupError == "" {
-				return "starts"
-			}
-			return "fails: " + e.StartupError
-		}, func(e *Estimate) { e.StartupError = "" })
-	if out.ContextLength == nil {
-		out.ContextSource = ""
-	}
 	return differ
 }
 
