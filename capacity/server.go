@@ -528,6 +528,9 @@ func (e *estimator) gpuCount() {
 	if !e.dpAttention {
 		world *= e.dp
 	}
+	if int64(world) <= n {
+		return // every rank has a GPU of this node, whatever the node count
+	}
 	nodes, certain, how := e.nodes()
 	perNode := (int64(world) + nodes - 1) / nodes
 	if n >= perNode {

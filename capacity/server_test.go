@@ -338,6 +338,16 @@ func TestGPUCountAgainstParallelism(t *testing.T) {
 	if est.StartupError != "" || containsText(est.Assumptions, "per node (") || !containsText(est.Derivation, "over 2 nodes: 8 GPUs per node, and the server is given 8 (num_nodes at task.yaml:5:12") {
 		t.Errorf("vLLM over 2 nodes: %q %q %q", est.StartupError, est.Assumptions, est.Derivation)
 	}
+	// tp 8 on a node of 8 GPUs fits on the node, num_nodes 2 or not: the
+	// server spans no node and needs no Ray (each node may run its own).
+	v = vllmServer("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tensor-parallel-size", "8")
+	v.GPUCount = count("8")
+	v.Nodes = deploy.Known("2", deploy.Span{File: "task.yaml", Line: 5, Col: 12, EndLine: 5, EndCol: 13})
+	if est := EstimateServer(v, Options{}); est.StartupError != "" || containsText(est.Derivation, "over 2 nodes") || containsText(est.Assumptions, "only through Ray") {
+		t.Errorf("vLLM tp 8 on 8 GPUs, 2 nodes: %q %q %q", est.StartupError, est.Assumptions, est.Derivation)
+	}
+	v = vllmServer("meta-llama/Llama-3.1-70B-Instruct", "H100", "--tensor-parallel-size", "8", "--pipeline-parallel-size", "2")
+	v.Nodes = deploy.Known("2", deploy.Span{File: "task.yaml", Line: 5, Col: 12, EndLine: 5, EndCol: 13})
 	// With 4 GPUs a node, the placement group cannot be placed.
 	v.GPUCount = count("4")
 	if est := EstimateServer(v, Options{}); !strings.Contains(est.StartupError, "over 2 nodes, 8 per node but the deployment gives it 4 per node") || !strings.Contains(est.StartupError, "placement group") {
