@@ -696,13 +696,13 @@ func unsupportedReason(text *configReader, m *Model) string {
 	}
 	for _, key := range []string{"full_attention_interval", "linear_num_key_heads", "mamba_d_state", "ssm_state_size", "mamba_n_heads", "hybrid_override_pattern", "layers_block_type"} {
 		if text.has(key) {
-			return "a hybrid linear-attention/Mamba model: SGLang sizes a recurrent-state pool beside the KV pool, which kvlint does not model"
+			return "a hybrid linear-attention/Mamba model: the engine keeps a recurrent-state pool beside the KV cache, which kvlint does not model"
 		}
 	}
 	if types, ok := text.obj["layer_types"].([]any); ok {
 		for _, t := range types {
 			if s, _ := t.(string); s == "linear_attention" || s == "mamba" {
-				return "a hybrid linear-attention/Mamba model: SGLang sizes a recurrent-state pool beside the KV pool, which kvlint does not model"
+				return "a hybrid linear-attention/Mamba model: the engine keeps a recurrent-state pool beside the KV cache, which kvlint does not model"
 			}
 		}
 	}

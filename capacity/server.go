@@ -875,7 +875,7 @@ func (e *estimator) useModel(m *Model, resolved string) {
 		e.est.assume("kvlint's facts for %s are inferred from a training framework's model arguments, not read from its config.json", m.ID)
 	}
 	if m.Unsupported != "" {
-		e.est.assume("%s: %s, so the pool is not computed", m.ID, m.Unsupported)
+		e.est.notSized("%s: %s, so the pool is not computed", m.ID, m.Unsupported)
 	}
 }
 

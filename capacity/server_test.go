@@ -491,3 +491,16 @@ func TestRejectedValuesKeepTheirAssumptions(t *testing.T) {
 		t.Errorf("no assumption %q in\n%q", want, est.Assumptions)
 	}
 }
+
+// A model whose cache kvlint does not model (a hybrid linear-attention
+// model) leaves the pool unsized with nothing to declare, for SGLang and
+// vLLM alike: the estimate says why, for KV105 to report.
+func TestUnsupportedModelNotSized(t *testing.T) {
+	opt := Options{BaseDir: "testdata", ModelConfigs: map[string]string{"/mnt/models/hybrid": "configs/linear-hybrid.json"}}
+	for _, s := range []*deploy.Server{server("/mnt/models/hybrid", "H100"), vllmServer("/mnt/models/hybrid", "H100")} {
+		est := EstimateServer(s, opt)
+		if est.PoolTokens != nil || len(est.Missing) != 0 || !strings.Contains(est.NotSized, "the engine keeps a recurrent-state pool beside the KV cache") {
+			t.Errorf("%s: pool %v, missing %q, not sized %q", s.Engine, deref(est.PoolTokens), est.Missing, est.NotSized)
+		}
+	}
+}
