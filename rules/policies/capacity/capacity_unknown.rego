@@ -76,9 +76,9 @@ deny contains finding if {
 	)
 }
 
-# KV101 already judges the server through the bound.
 # Nothing to declare: kvlint does not model how this server keeps its KV
-# cache. Said, so that the server is not passed in silence.
+# cache. Said, so that the server is not passed in silence, unless KV101
+# already judges it through a bound or KV106 names a value to resolve.
 deny contains finding if {
 	some s in input.servers
 	s.engine in {"sglang", "vllm"}
@@ -87,12 +87,20 @@ deny contains finding if {
 	not lib.wont_start(c)
 	count(c.missing) == 0
 	c.not_sized != ""
+	not bound_proves_too_small(c)
+	count(lib.unknown_sizing_flags(s)) == 0
 	finding := {
-		"msg": sprintf("kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: %s", [c.not_sized]),
+		"msg": sprintf("%s: %s", [cannot_check[s.engine], c.not_sized]),
 		"server": s.index,
 	}
 }
 
+cannot_check := {
+	"sglang": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it",
+	"vllm": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits",
+}
+
+# KV101 already judges the server through the bound.
 bound_proves_too_small(c) if {
 	limit := lib.pool_limit(c)
 	limit.tokens < lib.context_tokens(c)

@@ -199,12 +199,14 @@ test_fires_when_kvlint_does_not_model_the_cache if {
 	})
 	findings := capacity_unknown.deny with input as test.input_with([srv])
 	findings == {{
-		"msg": "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: context parallelism (-dcp 8, -pcp 1) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized",
+		"msg": "kvlint cannot size this vLLM server's KV cache, so KV101 cannot check that one max_model_len request fits: context parallelism (-dcp 8, -pcp 1) spreads each request's KV over ranks; kvlint does not model it, so the cache is not sized",
 		"server": 0,
 	}}
 }
 
-# Quiet twins: no reason given, or a server that will not start.
+# Quiet twins: no reason given (nothing kvlint does not model: the
+# estimate always gives one when it leaves the pool unsized), or a server
+# that will not start.
 test_quiet_when_unsized_with_no_reason if {
 	srv := test.server({"capacity": object.union(test.unknown_capacity, {"missing": []})})
 	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
@@ -217,4 +219,39 @@ test_quiet_when_the_server_will_not_start if {
 		"startup_error": "ValueError: No available memory for the cache blocks.",
 	})})
 	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+# Quiet: KV101 already judges the server through --num-gpu-blocks-override.
+test_quiet_when_a_bound_already_judges_it if {
+	srv := test.server({
+		"engine": "vllm",
+		"capacity": object.union(test.unknown_capacity, {
+			"missing": [],
+			"not_sized": "kvlint does not model it",
+			"pool_upper_bound": 1600,
+			"pool_bound_basis": "--num-gpu-blocks-override",
+			"context_length": 131072,
+		}),
+	})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+# Quiet: a sizing flag kvlint cannot resolve is KV106's to name.
+test_quiet_when_a_sizing_flag_is_unknown if {
+	srv := test.server({
+		"engine": "vllm",
+		"args": {"--block-size": {"value": "$(BS)", "known": false, "typed": null}},
+		"capacity": object.union(test.unknown_capacity, {"missing": [], "not_sized": "the block size is unknown"}),
+	})
+	count(capacity_unknown.deny) == 0 with input as test.input_with([srv])
+}
+
+# SGLang: a model whose cache kvlint does not model is reported too.
+test_fires_on_sglang_when_kvlint_does_not_model_the_model if {
+	srv := test.server({"capacity": object.union(test.unknown_capacity, {
+		"missing": [],
+		"not_sized": "Qwen/Qwen3-Next: a hybrid linear-attention/Mamba model: the engine keeps a recurrent-state pool beside the KV cache, which kvlint does not model, so the pool is not computed",
+	})})
+	some f in capacity_unknown.deny with input as test.input_with([srv])
+	startswith(f.msg, "kvlint cannot size this server's KV pool, so KV101–KV104 cannot check it: Qwen/Qwen3-Next")
 }

@@ -23,28 +23,13 @@ package kvlint.rules.sizing_value_unknown
 
 import data.kvlint.lib
 
-# The flags each engine sizes its pool and context from, in the order a user
-# would look at them.
-sizing_flags := {
-	"sglang": [
-		"--max-total-tokens", "--context-length", "--mem-fraction-static", "--tp-size",
-		"--dp-size", "--pp-size", "--page-size", "--kv-cache-dtype", "--model-path",
-	],
-	"vllm": [
-		"--num-gpu-blocks-override", "--kv-cache-memory-bytes", "--max-model-len",
-		"--gpu-memory-utilization", "--tensor-parallel-size", "--pipeline-parallel-size",
-		"--data-parallel-size", "--block-size", "--kv-cache-dtype", "--model",
-	],
-}
-
 deny contains finding if {
 	some s in input.servers
 	has_unknown(s.args) # cheap, and false for most servers
-	flags := sizing_flags[s.engine]
 	c := s.capacity
 	not lib.wont_start(c)
 	not judged(c)
-	unknown := [f | some f in flags; not s.args[f].known; s.args[f]]
+	unknown := lib.unknown_sizing_flags(s)
 	count(unknown) > 0
 	finding := {
 		"msg": sprintf("cannot be checked: %s is %q, which is not known statically, so kvlint cannot tell whether the KV pool holds the context window%s", [

@@ -33,6 +33,24 @@ first_given(args, flags) := given[0] if {
 	count(given) > 0
 } else := ""
 
+# sizing_flags are the flags each engine sizes its pool and context from,
+# in the order a user would look at them.
+sizing_flags := {
+	"sglang": [
+		"--max-total-tokens", "--context-length", "--mem-fraction-static", "--tp-size",
+		"--dp-size", "--pp-size", "--page-size", "--kv-cache-dtype", "--model-path",
+	],
+	"vllm": [
+		"--num-gpu-blocks-override", "--kv-cache-memory-bytes", "--max-model-len",
+		"--gpu-memory-utilization", "--tensor-parallel-size", "--pipeline-parallel-size",
+		"--data-parallel-size", "--block-size", "--kv-cache-dtype", "--model",
+	],
+}
+
+# unknown_sizing_flags(s) are the sizing flags a server writes with values
+# kvlint cannot resolve: KV106 reports them.
+unknown_sizing_flags(s) := [f | some f in sizing_flags[s.engine]; not s.args[f].known; s.args[f]]
+
 # pool_arg is the flag to change for a pool that is too small: an explicit
 # --max-total-tokens caps the pool, else --mem-fraction-static sizes it, else
 # --context-length is the other side of the comparison.
