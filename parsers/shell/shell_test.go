@@ -262,6 +262,8 @@ func TestVariableFlow(t *testing.T) {
 		{"a virtualenv's activate keeps the other variables", "TP=1\nsource .venv/bin/activate\nrun $TP", "1|="},
 		{"a virtualenv's activate changes PATH", "PATH=/bin\nsource /opt/venv/bin/activate\nrun $PATH", "$PATH|?"},
 		{"a file named activate elsewhere forgets everything", "TP=1\nsource ./activate\nrun $TP", "$TP|?"},
+		{"conda's activate with an environment forgets everything", "TP=1\nsource /opt/venv/bin/activate myenv\nrun $TP", "$TP|?"},
+		{"conda's activate forgets everything", "TP=1\nsource ~/miniconda3/bin/activate\nrun $TP", "$TP|?"},
 		{"an activate path kvlint cannot read forgets everything", "TP=1\nsource \"$VENV/bin/activate\"\nrun $TP", "$TP|?"},
 		{"eval forgets everything", "TP=1\neval \"$SETUP\"\nrun $TP", "$TP|?"},
 		{"command substitution", "TP=$(nproc)\nrun $TP", "$TP|?"},

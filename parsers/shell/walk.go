@@ -438,10 +438,16 @@ var venvActivateNames = []string{"PATH", "PS1", "PYTHONHOME", "VIRTUAL_ENV", "VI
 
 // venvActivate reports whether a sourced path names a virtual
 // environment's activate script that kvlint cannot read: a literal
-// .../bin/activate. A file the caller can show (w.src.Scripts) is no
-// guess: it is taken to assign anything, as every other sourced file is.
+// .../bin/activate, sourced with no arguments. Conda's bin/activate (a
+// path through a conda or mamba install, or given an environment name)
+// runs the environment's activate.d scripts, which may set anything. A
+// file the caller can show (w.src.Scripts) is no guess: it is taken to
+// assign anything, as every other sourced file is.
 func (w *walker) venvActivate(p string) bool {
 	if p == "" || path.Base(p) != "activate" || path.Base(path.Dir(p)) != "bin" {
+		return false
+	}
+	if l := strings.ToLower(p); strings.Contains(l, "conda") || strings.Contains(l, "mamba") {
 		return false
 	}
 	if w.src.Scripts != nil {
@@ -459,7 +465,7 @@ func (w *walker) builtinEffects(words []string, e *effects) {
 	}
 	switch words[0] {
 	case "source", ".":
-		if len(words) > 1 && w.venvActivate(words[1]) {
+		if len(words) == 2 && w.venvActivate(words[1]) {
 			for _, n := range venvActivateNames {
 				e.names[n] = true
 			}
