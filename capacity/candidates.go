@@ -94,7 +94,7 @@ func byCandidates(s *deploy.Server, opt Options, est Estimate, own bool) Estimat
 			}
 		}
 	}
-	lead := fmt.Sprintf("the model is one of %s, the models the files allow; each gives the same pool, so the pool is known though the model is not (inferred: a model the files do not list may run instead); the steps below are %s's", strings.Join(ids, ", "), ids[0])
+	lead := fmt.Sprintf("the model is one of %s, the models the files allow; each gives the same pool, so the pool is known though the model is not (inferred: a model outside this set may run instead, one the files do not list or one whose architecture kvlint does not know); the steps below are %s's", strings.Join(ids, ", "), ids[0])
 	notes := []string{lead}
 	if s.ModelNote != "" {
 		notes = []string{s.ModelNote, lead}
