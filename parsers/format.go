@@ -213,19 +213,25 @@ func (composeFormat) Parse(in Input) Parsed {
 	return serversOnly(compose.ParseFileWith(in.Source, in.Read, in.Options.Images))
 }
 
-// templateFormat is a Helm template met without its chart being rendered
-// (discovery renders charts whole, so only a template below a chart that
-// could not be taken as one): reported when it names an engine.
+// templateFormat is a template kvlint does not render: a Helm template
+// met without its chart being rendered (discovery renders charts whole, so
+// only a template below a chart that could not be taken as one), or a
+// Jinja template (*.j2, *.jinja, *.jinja2: Ansible roles and deployment
+// generators write manifests and launch scripts so). Reported when it
+// names an engine, rather than passed over in silence.
 type templateFormat struct{}
 
 func (templateFormat) Kind() Kind            { return KindUnsupported }
 func (templateFormat) Syntax() source.Syntax { return source.SyntaxYAML }
 func (templateFormat) Detect(c *Candidate) (Match, error) {
-	if (isYAML(c) || c.Ext == ".tpl") && inChartTemplates(c.Path) {
+	if (isYAML(c) || c.Ext == ".tpl") && inChartTemplates(c.Path) || isJinja(c.Ext) {
 		return unsupportedIfEngine(c, source.SyntaxYAML)
 	}
 	return NoMatch, nil
 }
+
+// isJinja reports whether ext is a Jinja template's.
+func isJinja(ext string) bool { return ext == ".j2" || ext == ".jinja" || ext == ".jinja2" }
 func (templateFormat) Parse(in Input) Parsed {
 	return Parsed{Errors: []*diag.Diagnostic{unsupported(in.Source)}}
 }

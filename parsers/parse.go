@@ -82,7 +82,10 @@ func ParseFilesWith(files []File, opt Options) ([]*deploy.Server, []*diag.Diagno
 func unsupported(f *source.File) *diag.Diagnostic {
 	name := f.Name
 	what := "Terraform is not analysed yet"
-	if !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars") {
+	switch {
+	case isJinja(strings.ToLower(filepath.Ext(name))):
+		what = "Jinja templates are not rendered: render this one and check the output"
+	case !strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfvars"):
 		what = "Helm chart templates are not rendered yet"
 	}
 	span := deploy.Span{File: name}

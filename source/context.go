@@ -22,6 +22,10 @@ func LineContext(data []byte, at int, syntax Syntax) (comment, quoted bool) {
 			quote = c
 		case c == '\\':
 			i++
+		case c == '{' && i+1 < at && data[i+1] == '#' && (i == ls || data[i-1] != '$') && syntax != SyntaxShell:
+			// A Jinja comment, {# … #}, in a template of any text; not
+			// ${#VAR}, a shell length, in a script or a manifest's command.
+			return true, false
 		case c == '#' || (syntax == SyntaxHCL && c == '/' && i+1 < at && data[i+1] == '/'):
 			if i == ls || data[i-1] == ' ' || data[i-1] == '\t' {
 				return true, false

@@ -16,6 +16,10 @@ func TestLineContext(t *testing.T) {
 		{`echo "a \" b X`, SyntaxShell, false, true},
 		{"a = 1 // X", SyntaxHCL, true, false},
 		{"a = 1 // X", SyntaxShell, false, false},
+		{"{# X", SyntaxYAML, true, false},
+		{"a: {# X", SyntaxOther, true, false},
+		{"echo ${#X", SyntaxYAML, false, false},
+		{"{# X", SyntaxShell, false, false},
 	}
 	for _, tt := range tests {
 		data := []byte("first line\n" + tt.line)

@@ -20,7 +20,7 @@ var formatDescriptions = map[parsers.Kind]string{
 	parsers.KindMakefile:    "Makefiles (Makefile, GNUmakefile, *.mk)",
 	parsers.KindShell:       "shell scripts (*.sh, *.bash, Slurm *.sbatch, a shebang; docker/podman run included)",
 	parsers.KindHelm:        "Helm charts (a directory with Chart.yaml, or a packaged .tgz), rendered with their values",
-	parsers.KindUnsupported: "not analysed (a Helm template named without its chart)",
+	parsers.KindUnsupported: "not analysed (a Helm template named without its chart, a Jinja template)",
 }
 
 // formatsHelp is the list of formats for a command's help, one per line.
