@@ -671,6 +671,9 @@ func (e *estimator) resolveModel() {
 		e.model, e.est.Model = r.model, r.resolved
 		if r.model != nil {
 			in.heads, in.kvHeads = r.model.Heads, r.model.KVHeads
+			// The replayed notes are assumptions: the reason the
+			// pool is not sized is set again.
+			e.unsupported(r.model)
 		}
 		return
 	}
@@ -874,6 +877,12 @@ func (e *estimator) useModel(m *Model, resolved string) {
 	if m.Confidence == "inferred" {
 		e.est.assume("kvlint's facts for %s are inferred from a training framework's model arguments, not read from its config.json", m.ID)
 	}
+	e.unsupported(m)
+}
+
+// unsupported says, for a model whose cache kvlint does not model, why the
+// pool is not sized.
+func (e *estimator) unsupported(m *Model) {
 	if m.Unsupported != "" {
 		e.est.notSized("%s: %s, so the pool is not computed", m.ID, m.Unsupported)
 	}

@@ -502,5 +502,10 @@ func TestUnsupportedModelNotSized(t *testing.T) {
 		if est.PoolTokens != nil || len(est.Missing) != 0 || !strings.Contains(est.NotSized, "the engine keeps a recurrent-state pool beside the KV cache") {
 			t.Errorf("%s: pool %v, missing %q, not sized %q", s.Engine, deref(est.PoolTokens), est.Missing, est.NotSized)
 		}
+		// An estimate With makes replays the model's notes: the reason
+		// stays.
+		if w, ok := est.WithGPU("A100-SXM4-80GB"); !ok || w.NotSized != est.NotSized {
+			t.Errorf("%s: what-if not sized %q, want %q", s.Engine, w.NotSized, est.NotSized)
+		}
 	}
 }
