@@ -195,7 +195,7 @@ func (h *vllmHybrid) groupLayers() (padNote string) {
 // hybridBatched reads max_num_batched_tokens, the batch a sliding-window or
 // chunked layer holds beside its window; what says why the batch matters.
 func (e *vllmEstimator) hybridBatched(what string) (int64, bool) {
-	batched, st := e.r.int("--max-num-batched-tokens")
+	batched, st := e.batchedFlag()
 	switch {
 	case st == argUnknown:
 		return 0, false

@@ -70,7 +70,11 @@ func (e *vllmEstimator) memoryVLLM() {
 	requested := int64(math.Ceil(float64(total) * util))
 	batched, v0, ok := e.profileBatchVLLM()
 	if !ok {
-		e.est.notSized("the profiling batch of vLLM v%s's V0 engine is unknown, so the cache is not sized: declare --max-num-batched-tokens", e.s.Release.Version)
+		if v0 {
+			e.est.notSized("the profiling batch of vLLM v%s's V0 engine is unknown, so the cache is not sized: declare --max-num-batched-tokens", e.s.Release.Version)
+		} else {
+			e.est.notSized("the profiling batch (--max-num-batched-tokens) is unknown, so the cache is not sized")
+		}
 		return
 	}
 	perToken := vllmActivationMiBPerToken

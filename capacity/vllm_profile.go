@@ -43,14 +43,33 @@ const vllmV0LongContext = 32768
 // vllmMultimodalBatchedTokens is V0's _MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS.
 const vllmMultimodalBatchedTokens = 5120
 
+// maxBatchedTokens bounds --max-num-batched-tokens: a batch of more tokens
+// than any context is no launch kvlint sizes, and the arithmetic on it
+// (the window plus a batch, the activation peak) would overflow.
+const maxBatchedTokens = 1 << 31
+
+// batchedFlag reads --max-num-batched-tokens; a value kvlint cannot size
+// with is unknown, and the estimate says why.
+func (e *vllmEstimator) batchedFlag() (int64, argState) {
+	n, st := e.r.int("--max-num-batched-tokens")
+	if st == argSet && (n <= 0 || n > maxBatchedTokens) {
+		e.est.notSized("--max-num-batched-tokens %d is outside the 1 to %s tokens kvlint sizes, so the cache is not sized", n, Thousands(maxBatchedTokens))
+		return 0, argUnknown
+	}
+	return n, st
+}
+
 // profileBatchVLLM returns the tokens of vLLM's profiling batch and whether
 // the server runs V0; ok is false when the batch cannot be known, with the
 // reason given as an assumption.
 func (e *vllmEstimator) profileBatchVLLM() (batched int64, v0, ok bool) {
 	v0 = vllmEngineV0(e.s.Release)
-	n, st := e.r.int("--max-num-batched-tokens")
-	if st == argSet && n > 0 {
+	n, st := e.batchedFlag()
+	switch {
+	case st == argSet && n > 0:
 		return n, v0, true
+	case st == argUnknown:
+		return 0, v0, false
 	}
 	if !v0 {
 		// V1, or a release kvlint does not know, judged as the newest.

@@ -136,3 +136,18 @@ func TestVLLMV0BatchUnknownSaysWhy(t *testing.T) {
 		t.Errorf("pool %v, missing %q, not sized %q\n%s", deref(est.PoolTokens), est.Missing, est.NotSized, strings.Join(est.Assumptions, "\n"))
 	}
 }
+
+// A batch no launch runs (here near the int64 limit, which the window
+// plus a batch would overflow) leaves the cache unsized and says why,
+// for a plain and a Llama 4 chunked model alike.
+func TestVLLMBatchedTokensBounded(t *testing.T) {
+	for _, tc := range []struct{ version, model string }{
+		{"", "meta-llama/Llama-3.1-8B-Instruct"},
+		{"0.10.0", "meta-llama/Llama-4-Scout-17B-16E-Instruct"},
+	} {
+		est := vllmAt(tc.version, tc.model, "H100", "--tensor-parallel-size", "8", "--max-num-batched-tokens", "9223372036854775000")
+		if est.PoolTokens != nil || est.KVBlocks != nil || est.RequestBlocks != nil || !strings.Contains(est.NotSized, "--max-num-batched-tokens 9223372036854775000 is outside") {
+			t.Errorf("%s: pool %v blocks %v request %v, not sized %q", tc.model, deref(est.PoolTokens), deref(est.KVBlocks), deref(est.RequestBlocks), est.NotSized)
+		}
+	}
+}
