@@ -13,6 +13,7 @@ func FuzzSkyPilot(f *testing.F) {
 	f.Add([]byte("resources:\n  accelerators: {A:1, B: 2}\nrun: |\n  vllm serve m --max-model-len 1\n"))
 	f.Add([]byte("envs: {A: ~}\nrun: \"sglang serve --tp $SKYPILOT_NUM_GPUS_PER_NODE\"\n"))
 	f.Add([]byte("resources:\n  accelerators:\n    L4: 4\n    L40S: 8\n  any_of:\n    - accelerators: [H100:8, A100]\n    - use_spot: true\nnum_nodes: 2\nrun: vllm serve m\n"))
+	f.Add([]byte("x: &a\n  accelerators: [A:1, B:2]\nresources:\n  any_of: [*a, *a, *a]\nrun: vllm serve m\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		servers, _ := ParseFile(source.NewFile("f.yaml", data, source.SyntaxYAML), nil)
 		lines := 1 + bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r"))

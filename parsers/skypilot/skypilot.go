@@ -17,7 +17,7 @@ package skypilot
 
 import (
 	"bytes"
-	"slices"
+	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -164,6 +164,10 @@ type accels struct {
 	counts     []string // the distinct counts, when more than one
 }
 
+// maxAlternatives bounds the accelerators a task's alternatives are read
+// as candidates; past it the GPU is unknown.
+const maxAlternatives = 64
+
 // candidate is one accelerator a task allows: a name and its count.
 type candidate struct{ name, count deploy.Value }
 
@@ -177,19 +181,32 @@ type candidate struct{ name, count deploy.Value }
 // runs on one of them, chosen by SkyPilot's optimizer at launch.
 func (p *parser) resources(res *yaml.Node) accels {
 	res = yamlsrc.Resolve(res)
-	base := p.candidates(yamlsrc.Get(res, "accelerators"))
+	baseNode := yamlsrc.Resolve(yamlsrc.Get(res, "accelerators"))
+	base := p.candidates(baseNode)
 	cands := base
 	for _, key := range []string{"any_of", "ordered"} {
 		alts := yamlsrc.Resolve(yamlsrc.Get(res, key))
 		if alts == nil || alts.Kind != yaml.SequenceNode {
 			continue
 		}
+		// Entries that alias one accelerators node (or fall back to
+		// the base's) add its candidates once: a file of a few
+		// kilobytes may alias a long list thousands of times.
 		cands = nil
+		seen := map[*yaml.Node]bool{}
 		for _, entry := range alts.Content {
-			if acc := yamlsrc.Get(yamlsrc.Resolve(entry), "accelerators"); acc != nil {
-				cands = append(cands, p.candidates(acc)...)
-			} else {
+			acc := yamlsrc.Resolve(yamlsrc.Get(yamlsrc.Resolve(entry), "accelerators"))
+			if acc == nil {
+				acc = baseNode
+			}
+			if seen[acc] {
+				continue
+			}
+			seen[acc] = true
+			if acc == baseNode {
 				cands = append(cands, base...)
+			} else {
+				cands = append(cands, p.candidates(acc)...)
 			}
 		}
 	}
@@ -203,6 +220,7 @@ func (p *parser) accels(cands []candidate) accels {
 	}
 	a := accels{gpu: cands[0].name, count: cands[0].count}
 	var names, counts []string
+	nameSeen, countSeen := map[string]bool{}, map[string]bool{}
 	var first, last deploy.Span
 	for i, c := range cands {
 		if i == 0 || c.name.Span.Line < first.Line || (c.name.Span.Line == first.Line && c.name.Span.Col < first.Col) {
@@ -214,12 +232,21 @@ func (p *parser) accels(cands []candidate) accels {
 		// SkyPilot reads accelerator names case-insensitively: A10g is A10G
 		// (skypilot-org/skypilot@ad6296b71f8c sky/utils/accelerator_registry.py
 		// canonicalize_accelerator_name).
-		if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, c.name.Raw) }) {
+		if l := strings.ToLower(c.name.Raw); !nameSeen[l] {
+			nameSeen[l] = true
 			names = append(names, c.name.Raw)
 		}
-		if !slices.Contains(counts, c.count.Raw) {
+		if !countSeen[c.count.Raw] {
+			countSeen[c.count.Raw] = true
 			counts = append(counts, c.count.Raw)
 		}
+	}
+	if len(names) > maxAlternatives {
+		// No task lists so many GPUs; naming each would cost more than
+		// it tells.
+		a.gpu = deploy.Unknown(fmt.Sprintf("any of %d accelerators", len(names)), spanning(first, last))
+		a.count = deploy.Unknown(fmt.Sprintf("any of %d counts", len(counts)), spanning(first, last))
+		return a
 	}
 	if len(names) > 1 {
 		a.names = names

@@ -1,6 +1,7 @@
 package skypilot
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,5 +141,34 @@ func TestRuledOutByHead(t *testing.T) {
 		if got := RuledOutByHead([]byte(head)); got != want {
 			t.Errorf("RuledOutByHead(%q) = %v, want %v", head, got, want)
 		}
+	}
+}
+
+// A few kilobytes that alias a list of 3,000 accelerators 3,000 times
+// read as one list, and a list past maxAlternatives as an unknown GPU:
+// the candidates are not multiplied by the aliases nor compared pairwise.
+func TestAcceleratorAliasesBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x: &a\n  accelerators: [")
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "G%d:1", i)
+	}
+	b.WriteString("]\nresources:\n  any_of: [")
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("*a")
+	}
+	b.WriteString("]\nrun: vllm serve m\n")
+	servers, _ := ParseFile(source.NewFile("t.yaml", []byte(b.String()), source.SyntaxYAML), nil)
+	if len(servers) != 1 {
+		t.Fatalf("%d servers", len(servers))
+	}
+	if g := servers[0].GPU; g.Known || g.Raw != "any of 3000 accelerators" || len(servers[0].GPUCandidates) != 0 {
+		t.Errorf("gpu %q (known %v), %d candidates", g.Raw, g.Known, len(servers[0].GPUCandidates))
 	}
 }
