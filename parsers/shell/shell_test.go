@@ -691,10 +691,16 @@ func TestSplitIntoTooManyWords(t *testing.T) {
 	}
 }
 
-// An activate script the caller can show is walked like any sourced
-// file, and what it may assign is not guessed from its name.
+// Where the caller can show scripts (ConfigMaps mounted in a container),
+// an activate script may be one of them: what it may assign is not
+// guessed from its name, and the caller is not asked (a missing key is an
+// error it reports).
 func TestVenvActivateShownIsNotGuessed(t *testing.T) {
+	asked := 0
 	shown := func(f deploy.Value) (Source, bool) {
+		if f.Raw == "venv/bin/activate" && f.Span.IsZero() {
+			asked++ // asked for the effects, not for the walk
+		}
 		return Source{File: "venv/bin/activate", Text: []byte("TP=4\n")}, f.Raw == "venv/bin/activate"
 	}
 	cmds, errs := Commands(Source{File: "v.sh", Text: []byte("TP=1\nsource venv/bin/activate\nrun $TP\n"), Scripts: shown})
@@ -703,5 +709,8 @@ func TestVenvActivateShownIsNotGuessed(t *testing.T) {
 	}
 	if got := w(find(t, cmds, "run").Words[1]); !strings.HasPrefix(got, "$TP|?") {
 		t.Errorf("got %q, want $TP unknown", got)
+	}
+	if asked > 0 {
+		t.Errorf("the script resolver was asked %d times for the sourced file's effects", asked)
 	}
 }

@@ -440,22 +440,17 @@ var venvActivateNames = []string{"PATH", "PS1", "PYTHONHOME", "VIRTUAL_ENV", "VI
 // environment's activate script that kvlint cannot read: a literal
 // .../bin/activate, sourced with no arguments. Conda's bin/activate (a
 // path through a conda or mamba install, or given an environment name)
-// runs the environment's activate.d scripts, which may set anything. A
-// file the caller can show (w.src.Scripts) is no guess: it is taken to
-// assign anything, as every other sourced file is.
+// runs the environment's activate.d scripts, which may set anything.
+// Where the caller can show scripts (w.src.Scripts: a container whose
+// ConfigMaps are mounted), the file may be one of them and is not
+// guessed at; asking would report a missing key as an error, once per
+// effects pass.
 func (w *walker) venvActivate(p string) bool {
-	if p == "" || path.Base(p) != "activate" || path.Base(path.Dir(p)) != "bin" {
+	if w.src.Scripts != nil || p == "" || path.Base(p) != "activate" || path.Base(path.Dir(p)) != "bin" {
 		return false
 	}
-	if l := strings.ToLower(p); strings.Contains(l, "conda") || strings.Contains(l, "mamba") {
-		return false
-	}
-	if w.src.Scripts != nil {
-		if _, ok := w.src.Scripts(deploy.Known(p, deploy.Span{})); ok {
-			return false
-		}
-	}
-	return true
+	l := strings.ToLower(p)
+	return !strings.Contains(l, "conda") && !strings.Contains(l, "mamba")
 }
 
 // builtinEffects adds what a command with these (literal) words may assign.
