@@ -34,7 +34,10 @@ const maxWhatIfs = 4
 
 func gpuWhatIfs(s *Subject) []diag.Fix {
 	est := s.Estimate
-	if est == nil || s.Server == nil || !slices.Contains(est.Missing, "gpu") {
+	// Only the GPU missing: with the model or weights missing too, no
+	// GPU sizes the server, and each what-if would recompute an estimate
+	// to throw it away.
+	if est == nil || s.Server == nil || len(est.Missing) != 1 || est.Missing[0] != "gpu" {
 		return nil
 	}
 	names := whatIfGPUs(s)
